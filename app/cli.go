@@ -1,0 +1,327 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentdesk/agentdesk/store"
+)
+
+// Exit codes of the command line.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// env is what a command runs with.
+type env struct {
+	stdout, stderr io.Writer
+	storePath      string // from --store; empty means the default store
+}
+
+// openStore opens the store named by --store or the default one.
+func (e *env) openStore() (*store.Store, error) {
+	path := e.storePath
+	if path == "" {
+		var err error
+		if path, err = DefaultStorePath(); err != nil {
+			return nil, err
+		}
+	}
+	return store.Open(path)
+}
+
+// errUsage marks an error caused by the command line's words; it exits 2 with the usage.
+var errUsage = errors.New("usage")
+
+func usageErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// command is one verb of the command line, or a group of them.
+type command struct {
+	name    string
+	args    string // argument synopsis, e.g. "[--json] FILE"
+	summary string
+	// run executes the command; nil for a group.
+	run func(e *env, args []string) error
+	// sub are a group's commands.
+	sub []*command
+	// flags defines the command's flags; run receives the parsed FlagSet's remaining args.
+	flags func(fs *flag.FlagSet)
+}
+
+func (c *command) find(name string) *command {
+	for _, s := range c.sub {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// root is the command tree. Each workspace's feature adds its commands to its group.
+var root = &command{name: "agentdesk", sub: []*command{
+	{name: "help", args: "[COMMAND ...]", summary: "show help for a command"},
+	{name: "version", summary: "print the version", run: runVersion},
+	{name: "store", summary: "the local store: where it is and what it holds", sub: []*command{
+		{name: "info", summary: "print the store's path, schema version and contents", run: runStoreInfo},
+		{name: "path", summary: "print the store's path", run: runStorePath},
+	}},
+	{name: "gridworld", summary: "IGLU-compatible voxel building environment"},
+	{name: "pickle", summary: "Mobile-Env annotation pickles"},
+	{name: "template", summary: "Mobile-Env task-definition templates"},
+	{name: "eval", summary: "local human-evaluation sessions"},
+	{name: "odyssey", summary: "GUI Odyssey episode datasets"},
+}}
+
+// Main runs Agentdesk with the process arguments (without the program name) and returns the
+// exit code. With no command it opens the desktop app.
+func Main(args []string) int {
+	return run(args, os.Stdout, os.Stderr, runGUI)
+}
+
+// gui opens the desktop app on a store; it is a parameter so tests can run the CLI alone.
+type gui func(storePath string, storeGiven bool) int
+
+func run(args []string, stdout, stderr io.Writer, openGUI gui) int {
+	fs := flag.NewFlagSet("agentdesk", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	storePath := fs.String("store", "", "open the store file `PATH` instead of the default one")
+	showVersion := fs.Bool("version", false, "print the version")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout, root, nil)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "agentdesk: %v\n\n", err)
+		printUsage(stderr, root, nil)
+		return exitUsage
+	}
+	if *showVersion {
+		return finish(runVersion(&env{stdout: stdout, stderr: stderr}, nil), stderr, nil, nil)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return openGUI(*storePath, *storePath != "")
+	}
+	e := &env{stdout: stdout, stderr: stderr, storePath: *storePath}
+	return dispatch(e, root, rest, nil)
+}
+
+// dispatch walks the command tree along args.
+func dispatch(e *env, group *command, args []string, path []string) int {
+	name := args[0]
+	if name == "help" && group == root {
+		return help(e, args[1:])
+	}
+	if name == "-h" || name == "--help" {
+		printUsage(e.stdout, group, path)
+		return exitOK
+	}
+	c := group.find(name)
+	if c == nil {
+		fmt.Fprintf(e.stderr, "agentdesk: unknown command %q\n\n", strings.Join(append(path, name), " "))
+		printUsage(e.stderr, group, path)
+		return exitUsage
+	}
+	path = append(path, name)
+	if c.run == nil {
+		if len(args) == 1 {
+			printUsage(e.stderr, c, path)
+			return exitUsage
+		}
+		return dispatch(e, c, args[1:], path)
+	}
+	fs := flag.NewFlagSet("agentdesk "+strings.Join(path, " "), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandUsage(e.stdout, c, path, fs)
+			return exitOK
+		}
+		fmt.Fprintf(e.stderr, "agentdesk %s: %v\n\n", strings.Join(path, " "), err)
+		printCommandUsage(e.stderr, c, path, fs)
+		return exitUsage
+	}
+	return finish(c.run(e, fs.Args()), e.stderr, c, path, fs)
+}
+
+// finish turns a command's error into a message and an exit code.
+func finish(err error, stderr io.Writer, c *command, path []string, fs ...*flag.FlagSet) int {
+	if err == nil {
+		return exitOK
+	}
+	name := "agentdesk"
+	if len(path) > 0 {
+		name += " " + strings.Join(path, " ")
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	if errors.Is(err, errUsage) {
+		if c != nil && len(fs) > 0 {
+			fmt.Fprintln(stderr)
+			printCommandUsage(stderr, c, path, fs[0])
+		}
+		return exitUsage
+	}
+	return exitError
+}
+
+func help(e *env, args []string) int {
+	c, path := root, []string(nil)
+	for _, a := range args {
+		next := c.find(a)
+		if next == nil {
+			fmt.Fprintf(e.stderr, "agentdesk help: unknown command %q\n\n", strings.Join(append(path, a), " "))
+			printUsage(e.stderr, c, path)
+			return exitUsage
+		}
+		c, path = next, append(path, a)
+	}
+	if c.run != nil {
+		fs := flag.NewFlagSet("", flag.ContinueOnError)
+		if c.flags != nil {
+			c.flags(fs)
+		}
+		printCommandUsage(e.stdout, c, path, fs)
+		return exitOK
+	}
+	printUsage(e.stdout, c, path)
+	return exitOK
+}
+
+func printUsage(w io.Writer, group *command, path []string) {
+	if group == root {
+		fmt.Fprint(w, `Agentdesk: a desktop workbench for making and judging data for AI agents.
+
+Usage:
+  agentdesk [--store PATH]                  open the desktop app
+  agentdesk [--store PATH] COMMAND [ARGS]   run a command
+
+`)
+	} else {
+		fmt.Fprintf(w, "agentdesk %s: %s\n\nUsage:\n  agentdesk %s COMMAND [ARGS]\n\n", strings.Join(path, " "), group.summary, strings.Join(path, " "))
+	}
+	if len(group.sub) == 0 {
+		fmt.Fprintln(w, "This version has no commands in this group yet.")
+		return
+	}
+	fmt.Fprintln(w, "Commands:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	subs := append([]*command(nil), group.sub...)
+	if group != root {
+		sort.Slice(subs, func(i, j int) bool { return subs[i].name < subs[j].name })
+	}
+	for _, c := range subs {
+		name := c.name
+		if c.run == nil && len(c.sub) > 0 && group == root {
+			names := make([]string, len(c.sub))
+			for i, s := range c.sub {
+				names[i] = s.name
+			}
+			name += " " + strings.Join(names, "|")
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", name, c.summary)
+	}
+	tw.Flush()
+	if group == root {
+		fmt.Fprint(w, `
+Options:
+  --store PATH   use this store file (created when missing) instead of the default one
+  --version      print the version
+
+Run 'agentdesk help COMMAND' for a command's options.
+`)
+	}
+}
+
+func printCommandUsage(w io.Writer, c *command, path []string, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "agentdesk %s: %s\n\nUsage:\n  agentdesk %s", strings.Join(path, " "), c.summary, strings.Join(path, " "))
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprint(w, " [OPTIONS]")
+	}
+	if c.args != "" {
+		fmt.Fprint(w, " "+c.args)
+	}
+	fmt.Fprintln(w)
+	if hasFlags {
+		fmt.Fprintln(w, "\nOptions:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+func runVersion(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("version takes no arguments")
+	}
+	fmt.Fprintf(e.stdout, "agentdesk %s (schema %d)\n", Version, store.SchemaVersion)
+	return nil
+}
+
+func runStorePath(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("takes no arguments")
+	}
+	path := e.storePath
+	if path == "" {
+		var err error
+		if path, err = DefaultStorePath(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(e.stdout, path)
+	return nil
+}
+
+func runStoreInfo(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("takes no arguments")
+	}
+	st, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	o, err := st.Overview(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := st.Version(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "store\t%s\n", st.Path())
+	fmt.Fprintf(tw, "schema version\t%d\n", v)
+	fmt.Fprintf(tw, "episodes\t%d\n", o.Episodes())
+	srcs := make([]string, 0, len(o.EpisodesBySource))
+	for s := range o.EpisodesBySource {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	for _, s := range srcs {
+		fmt.Fprintf(tw, "  %s\t%d\n", s, o.EpisodesBySource[s])
+	}
+	fmt.Fprintf(tw, "steps\t%d\n", o.Steps)
+	fmt.Fprintf(tw, "splits\t%d\n", o.Splits)
+	fmt.Fprintf(tw, "template folders\t%d\n", o.TemplateFolders)
+	fmt.Fprintf(tw, "evaluation projects\t%d\n", o.EvalProjects)
+	fmt.Fprintf(tw, "imported files\t%d\n", o.ImportedFiles)
+	return tw.Flush()
+}

@@ -1,0 +1,201 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/store"
+)
+
+// isolate points the data and config folders at a temp dir.
+func isolate(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv(EnvConfigDir, filepath.Join(dir, "config"))
+	t.Setenv(EnvDataFolder, "")
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	t.Setenv("HOME", dir)
+	return dir
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	guiStore       string
+	guiOpened      bool
+}
+
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	r := result{}
+	r.code = run(args, &out, &errb, func(path string, given bool) int {
+		r.guiOpened, r.guiStore = true, path
+		return 0
+	})
+	r.stdout, r.stderr = out.String(), errb.String()
+	return r
+}
+
+func TestNoArgumentsOpensTheApp(t *testing.T) {
+	isolate(t)
+	if r := runCLI(t); !r.guiOpened || r.guiStore != "" || r.code != 0 {
+		t.Fatalf("no arguments: %+v", r)
+	}
+	if r := runCLI(t, "--store", "/tmp/x.db"); !r.guiOpened || r.guiStore != "/tmp/x.db" {
+		t.Fatalf("--store: %+v", r)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	isolate(t)
+	r := runCLI(t, "help")
+	if r.code != 0 {
+		t.Fatalf("help exit %d", r.code)
+	}
+	for _, group := range []string{"gridworld", "pickle", "template", "eval", "odyssey", "store info|path", "version"} {
+		if !strings.Contains(r.stdout, group) {
+			t.Errorf("help does not mention %q:\n%s", group, r.stdout)
+		}
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		r = runCLI(t, args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "agentdesk ") {
+			t.Fatalf("%v: %+v", args, r)
+		}
+	}
+	if r = runCLI(t, "help", "store", "info"); r.code != 0 || !strings.Contains(r.stdout, "agentdesk store info") {
+		t.Fatalf("help store info: %+v", r)
+	}
+	if r = runCLI(t, "store", "--help"); r.code != 0 || !strings.Contains(r.stdout, "info") {
+		t.Fatalf("store --help: %+v", r)
+	}
+}
+
+func TestUnknownCommandsAndFlagsExit2(t *testing.T) {
+	isolate(t)
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"--frobnicate"},
+		{"store", "frobnicate"},
+		{"store", "info", "--frobnicate"},
+		{"store", "info", "extra-argument"},
+		{"version", "extra"},
+		{"help", "frobnicate"},
+		{"store"},   // a group needs a command
+		{"odyssey"}, // a group without commands yet
+		{"--store"}, // flag without its value
+	} {
+		r := runCLI(t, args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "Usage:") && !strings.Contains(r.stderr, "agentdesk") {
+			t.Errorf("%v: no usage printed: %q", args, r.stderr)
+		}
+		if r.guiOpened {
+			t.Errorf("%v opened the GUI", args)
+		}
+	}
+}
+
+func TestStoreInfo(t *testing.T) {
+	dir := isolate(t)
+	path := filepath.Join(dir, "s.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SaveEpisode(context.Background(), &episode.Episode{Source: "odyssey", ExternalID: "a", Steps: []episode.Step{{Index: 0}}})
+	st.Close()
+	r := runCLI(t, "--store", path, "store", "info")
+	if r.code != 0 || !strings.Contains(r.stdout, path) || !strings.Contains(r.stdout, "odyssey") || !strings.Contains(r.stdout, "steps                1") {
+		t.Fatalf("store info: %+v", r)
+	}
+	// The default store is created in the data folder on first use.
+	r = runCLI(t, "store", "info")
+	want := filepath.Join(dir, "data", "agentdesk", StoreFileName)
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Fatalf("default store info: %+v", r)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Fatal(err)
+	}
+	if r = runCLI(t, "store", "path"); strings.TrimSpace(r.stdout) != want {
+		t.Fatalf("store path: %q", r.stdout)
+	}
+}
+
+func TestStoreInfoRefusesForeignFile(t *testing.T) {
+	dir := isolate(t)
+	path := filepath.Join(dir, "notes.txt")
+	content := []byte(strings.Repeat("not a database\n", 20))
+	os.WriteFile(path, content, 0o644)
+	r := runCLI(t, "--store", path, "store", "info")
+	if r.code != 1 || !strings.Contains(r.stderr, "not an Agentdesk store") || !strings.Contains(r.stderr, "not modified") {
+		t.Fatalf("foreign file: %+v", r)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, content) {
+		t.Fatal("foreign file modified")
+	}
+}
+
+func TestDataFolderSettings(t *testing.T) {
+	dir := isolate(t)
+	d, err := DataFolder()
+	if err != nil || d != filepath.Join(dir, "data", "agentdesk") {
+		t.Fatalf("default data folder %q %v", d, err)
+	}
+	custom := filepath.Join(dir, "elsewhere")
+	if err := SetDataFolder(custom); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ = DataFolder(); d != custom {
+		t.Fatalf("data folder after setting: %q", d)
+	}
+	if p, _ := DefaultStorePath(); p != filepath.Join(custom, StoreFileName) {
+		t.Fatalf("store path %q", p)
+	}
+	t.Setenv(EnvDataFolder, filepath.Join(dir, "env"))
+	if d, _ = DataFolder(); d != filepath.Join(dir, "env") {
+		t.Fatalf("env override: %q", d)
+	}
+	if err := SetDataFolder(""); err == nil {
+		t.Fatal("empty data folder accepted")
+	}
+	// A broken settings file is reported with its position.
+	sp, _ := SettingsPath()
+	os.WriteFile(sp, []byte("data_folder = \n"), 0o644)
+	t.Setenv(EnvDataFolder, "")
+	if _, err := DataFolder(); err == nil || !strings.Contains(err.Error(), "settings.toml:1:") {
+		t.Fatalf("broken settings: %v", err)
+	}
+}
+
+func TestFyneAppTomlMatchesCode(t *testing.T) {
+	b, err := os.ReadFile("../FyneApp.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Details struct {
+			ID, Name, Icon string
+		}
+	}
+	if err := toml.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Details.ID != AppID || meta.Details.Name != "Agentdesk" {
+		t.Fatalf("FyneApp.toml ID %q name %q; code uses %q", meta.Details.ID, meta.Details.Name, AppID)
+	}
+	if _, err := os.Stat(filepath.Join("..", meta.Details.Icon)); err != nil {
+		t.Fatalf("FyneApp.toml icon: %v", err)
+	}
+}

@@ -1,0 +1,109 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"github.com/agentdesk/agentdesk/resources"
+	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui"
+)
+
+// ReadyLine is printed to stderr once the main window is on screen (the packaging smoke test
+// waits for it).
+const ReadyLine = "agentdesk: main window shown"
+
+// runGUI opens the desktop app on the store at storePath, or on the default store.
+func runGUI(storePath string, storeGiven bool) int {
+	a := fyneapp.NewWithID(AppID)
+	icon := fyne.NewStaticResource("agentdesk.png", resources.IconPNG)
+	a.SetIcon(icon)
+	ui.ApplyTheme(a)
+
+	dataFolder, folderErr := DataFolder()
+	if !storeGiven {
+		if folderErr != nil {
+			fmt.Fprintf(os.Stderr, "agentdesk: %v\n", folderErr)
+		} else {
+			storePath = dataFolder + string(os.PathSeparator) + StoreFileName
+		}
+	}
+
+	// The open store may change while the app runs (Settings); close whichever is open last.
+	var mu sync.Mutex
+	var current *store.Store
+	open := func(path string) (ui.Store, error) {
+		st, err := store.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		old := current
+		current = st
+		mu.Unlock()
+		if old != nil {
+			old.Close()
+		}
+		return st, nil
+	}
+	deps := ui.Deps{
+		StorePath:  storePath,
+		DataFolder: dataFolder,
+		Version:    Version,
+		Icon:       icon,
+		Licenses:   licenses(),
+		OpenStore:  open,
+		SetDataFolder: func(dir string) error {
+			return SetDataFolder(dir)
+		},
+	}
+	if storePath == "" {
+		deps.StoreErr = folderErr
+	} else if st, err := open(storePath); err != nil {
+		fmt.Fprintf(os.Stderr, "agentdesk: %v\n", err)
+		deps.StoreErr = err
+	} else {
+		deps.Store = st
+	}
+
+	w := a.NewWindow("Agentdesk")
+	w.SetIcon(icon)
+	w.SetMaster()
+	shell := ui.NewShell(w, deps)
+	w.SetContent(shell.Content())
+	w.Resize(ui.WindowSize(a.Preferences()))
+	w.SetCloseIntercept(func() {
+		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())
+		w.Close()
+	})
+	a.Lifecycle().SetOnStarted(func() {
+		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)
+	})
+	w.ShowAndRun()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if current != nil {
+		if err := current.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "agentdesk: closing the store: %v\n", err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+func licenses() []ui.License {
+	ls, err := resources.Licenses()
+	if err != nil {
+		return nil
+	}
+	out := make([]ui.License, len(ls))
+	for i, l := range ls {
+		out[i] = ui.License(l)
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+// Package conformance locates the conformance vectors that tests compare against.
+//
+// The vectors live in testdata/conformance/<area>/ at the repository root, copied from the
+// originals' public examples. When the environment variable AGENTDESK_CONFORMANCE names a
+// folder (laid out like testdata/conformance, one sub-folder per area), tests read that folder
+// instead, so that further cases of the same formats can be dropped in without code changes.
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"testing"
+)
+
+// EnvVar names the environment variable that overrides the conformance root.
+const EnvVar = "AGENTDESK_CONFORMANCE"
+
+// Root returns the conformance root folder: $AGENTDESK_CONFORMANCE when set, otherwise the
+// repository's testdata/conformance.
+func Root() string {
+	if dir := os.Getenv(EnvVar); dir != "" {
+		return dir
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return filepath.Join("testdata", "conformance")
+	}
+	// this file is engine/conformance/conformance.go
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "conformance")
+}
+
+// Dir returns the folder of one area (gridworld, mobileenv, templates, evaluation, odyssey).
+// It fails the test when the folder does not exist.
+func Dir(t testing.TB, area string) string {
+	t.Helper()
+	dir := filepath.Join(Root(), area)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Fatalf("conformance folder %s not found (set %s or copy the vectors into testdata/conformance)", dir, EnvVar)
+	}
+	return dir
+}
+
+// Files returns every file of an area whose path relative to the area folder matches the glob
+// pattern (filepath.Match syntax, e.g. "episodes/*.json"), sorted. It fails the test when
+// nothing matches: a conformance test that reads no case proves nothing.
+func Files(t testing.TB, area, pattern string) []string {
+	t.Helper()
+	dir := Dir(t, area)
+	matches, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		t.Fatalf("bad conformance pattern %q: %v", pattern, err)
+	}
+	sort.Strings(matches)
+	if len(matches) == 0 {
+		t.Fatalf("no conformance files match %s in %s", pattern, dir)
+	}
+	return matches
+}
+
+// Report logs how many cases a conformance test read and fails it when the count is zero.
+func Report(t testing.TB, what string, cases int) {
+	t.Helper()
+	t.Logf("conformance: read %d %s cases from %s", cases, what, Root())
+	if cases == 0 {
+		t.Fatalf("conformance: read no %s cases", what)
+	}
+}

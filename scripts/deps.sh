@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu system packages Agentdesk needs, and nothing when they are present.
+# Usage: scripts/deps.sh build|test|package|windows ...
+# Runs apt-get through sudo when not root. Safe to run repeatedly.
+set -euo pipefail
+
+build_pkgs=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
+  libxi-dev libxxf86vm-dev libxext-dev libxrender-dev)
+test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy)
+package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
+windows_pkgs=(gcc-mingw-w64-x86-64-posix)
+
+want=()
+for group in "$@"; do
+  case "$group" in
+    build) want+=("${build_pkgs[@]}") ;;
+    test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+    package) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${package_pkgs[@]}") ;;
+    windows) want+=("${build_pkgs[@]}" "${windows_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, package, windows)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# de-duplicate
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "deps.sh: missing system packages (${missing[*]}) and no apt-get to install them." >&2
+  echo "Install the equivalents with your system's package manager." >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

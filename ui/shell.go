@@ -1,0 +1,239 @@
+// Package ui holds Agentdesk's fyne screens: the main window's navigation shell, Home,
+// Settings, About and the workspaces. It never imports fyne's app package, g3n or the store,
+// so every screen can be tested headless with fyne's test driver.
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+)
+
+// Store is what the screens read from the store.
+type Store interface {
+	Path() string
+	Overview(ctx context.Context) (episode.Overview, error)
+}
+
+// License is one third-party module linked into the binary and its licence.
+type License struct {
+	Module  string `json:"module"`
+	Version string `json:"version"`
+	Name    string `json:"license"`
+	Text    string `json:"text"`
+}
+
+// Deps is what the composition root hands the UI.
+type Deps struct {
+	// Store is the open store; nil when none could be opened (StoreErr says why).
+	Store    Store
+	StoreErr error
+	// StorePath is the store file in use or requested.
+	StorePath string
+	// DataFolder is where the default store lives.
+	DataFolder string
+	Version    string
+	Licenses   []License
+	Icon       fyne.Resource
+	// OpenStore closes the current store and opens (or creates) the one at path. The shell
+	// rebuilds its screens afterwards. Nil when switching is not supported.
+	OpenStore func(path string) (Store, error)
+	// SetDataFolder records a new data folder for the default store; it applies from the next
+	// start (and to the command line at once).
+	SetDataFolder func(dir string) error
+	// Run runs long work off the UI goroutine; nil means `go f()`. Tests pass a synchronous one.
+	Run func(f func())
+}
+
+// Preference keys.
+const (
+	prefLastScreen   = "ui.lastScreen"
+	prefTheme        = "ui.theme"
+	prefWindowWidth  = "ui.windowWidth"
+	prefWindowHeight = "ui.windowHeight"
+	prefRecentStores = "ui.recentStores"
+)
+
+// Shell is the main window's content: a navigation list on the left and the selected screen
+// on the right.
+type Shell struct {
+	win     fyne.Window
+	deps    Deps
+	screens []*Screen
+	nav     *widget.List
+	title   *widget.Label
+	intro   *widget.Label
+	body    *fyne.Container
+	current *Screen
+	root    fyne.CanvasObject
+}
+
+// NewShell builds the main window's content and shows the screen used last.
+func NewShell(win fyne.Window, deps Deps) *Shell {
+	if deps.Run == nil {
+		deps.Run = func(f func()) { go f() }
+	}
+	s := &Shell{win: win, deps: deps}
+	s.screens = screens()
+	s.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.title.SizeName = theme.SizeNameSubHeadingText
+	s.intro = widget.NewLabel("")
+	s.intro.Wrapping = fyne.TextWrapWord
+	s.body = container.NewStack()
+	s.nav = widget.NewList(
+		func() int { return len(s.screens) },
+		func() fyne.CanvasObject {
+			return container.NewHBox(widget.NewIcon(theme.HomeIcon()), widget.NewLabel("Demonstrations"))
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			row := o.(*fyne.Container)
+			row.Objects[0].(*widget.Icon).SetResource(s.screens[id].Icon)
+			row.Objects[1].(*widget.Label).SetText(s.screens[id].Title)
+		},
+	)
+	s.nav.OnSelected = func(id widget.ListItemID) { s.show(s.screens[id]) }
+	header := container.NewVBox(s.title, s.intro, widget.NewSeparator())
+	main := container.NewBorder(header, nil, nil, nil, s.body)
+	split := container.NewHSplit(s.nav, container.NewPadded(main))
+	split.Offset = 0.18
+	s.root = split
+	s.addShortcuts()
+
+	last := fyne.CurrentApp().Preferences().StringWithFallback(prefLastScreen, "home")
+	if s.screen(last) == nil {
+		last = "home"
+	}
+	s.Show(last)
+	if deps.StoreErr != nil {
+		s.ShowStoreError(deps.StoreErr)
+	}
+	return s
+}
+
+// Content is the shell's root object, to set as the window's content.
+func (s *Shell) Content() fyne.CanvasObject { return s.root }
+
+// Current is the id of the screen on show.
+func (s *Shell) Current() string {
+	if s.current == nil {
+		return ""
+	}
+	return s.current.ID
+}
+
+// Show selects the screen with the given id ("home", "gridworld", ..., "settings", "about").
+// It returns false for an unknown id.
+func (s *Shell) Show(id string) bool {
+	for i, sc := range s.screens {
+		if sc.ID == id {
+			s.nav.Select(i) // calls show through OnSelected
+			if s.current != sc {
+				s.show(sc)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Shell) screen(id string) *Screen {
+	for _, sc := range s.screens {
+		if sc.ID == id {
+			return sc
+		}
+	}
+	return nil
+}
+
+func (s *Shell) show(sc *Screen) {
+	s.current = sc
+	s.title.SetText(sc.Title)
+	s.intro.SetText(sc.Intro)
+	s.body.Objects = []fyne.CanvasObject{sc.View(s)}
+	s.body.Refresh()
+	fyne.CurrentApp().Preferences().SetString(prefLastScreen, sc.ID)
+}
+
+// Reload rebuilds the screen on show, after the store changed.
+func (s *Shell) Reload() {
+	if s.current != nil {
+		s.show(s.current)
+	}
+}
+
+func (s *Shell) addShortcuts() {
+	if s.win == nil {
+		return
+	}
+	keys := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8}
+	for i, sc := range s.screens {
+		if i >= len(keys) {
+			break
+		}
+		id := sc.ID
+		s.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: keys[i], Modifier: fyne.KeyModifierAlt},
+			func(fyne.Shortcut) { s.Show(id) })
+	}
+}
+
+// ShowStoreError tells the user why the store could not be opened and offers another one.
+func (s *Shell) ShowStoreError(err error) {
+	if s.win == nil {
+		return
+	}
+	msg := widget.NewLabel(fmt.Sprintf("%v\n\nAgentdesk did not change the file. You can open or create another store in Settings.", err))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("Cannot open the store", "OK", container.NewGridWrap(fyne.NewSize(460, 160), msg), s.win)
+	d.Show()
+}
+
+// switchStore opens another store and rebuilds the screens around it.
+func (s *Shell) switchStore(path string) error {
+	if s.deps.OpenStore == nil {
+		return fmt.Errorf("switching stores is not available")
+	}
+	st, err := s.deps.OpenStore(path)
+	if err != nil {
+		return err
+	}
+	s.deps.Store, s.deps.StoreErr, s.deps.StorePath = st, nil, st.Path()
+	rememberStore(st.Path())
+	s.Reload()
+	return nil
+}
+
+// rememberStore keeps the last few stores opened for Settings' quick list.
+func rememberStore(path string) {
+	prefs := fyne.CurrentApp().Preferences()
+	list := []string{path}
+	for _, p := range prefs.StringList(prefRecentStores) {
+		if p != path && len(list) < 6 {
+			list = append(list, p)
+		}
+	}
+	prefs.SetStringList(prefRecentStores, list)
+}
+
+// SaveWindowSize remembers the window size for the next start.
+func SaveWindowSize(prefs fyne.Preferences, size fyne.Size) {
+	if size.Width < 100 || size.Height < 100 {
+		return
+	}
+	prefs.SetFloat(prefWindowWidth, float64(size.Width))
+	prefs.SetFloat(prefWindowHeight, float64(size.Height))
+}
+
+// WindowSize is the remembered window size, or a default that fits a laptop screen.
+func WindowSize(prefs fyne.Preferences) fyne.Size {
+	w := prefs.FloatWithFallback(prefWindowWidth, 1200)
+	h := prefs.FloatWithFallback(prefWindowHeight, 780)
+	return fyne.NewSize(float32(max(w, 640)), float32(max(h, 480)))
+}

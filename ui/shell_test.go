@@ -1,0 +1,296 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/store"
+)
+
+// walk visits o and everything inside it, widgets included.
+func walk(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	fn(o)
+	switch v := o.(type) {
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			walk(c, fn)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			walk(c, fn)
+		}
+	}
+}
+
+// texts collects the text of every label, button and card title on show.
+func texts(o fyne.CanvasObject) string {
+	var b strings.Builder
+	walk(o, func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *widget.Label:
+			b.WriteString(v.Text + "\n")
+		case *widget.Button:
+			b.WriteString(v.Text + "\n")
+		case *widget.Card:
+			b.WriteString(v.Title + "\n")
+		}
+	})
+	return b.String()
+}
+
+func syncRun(f func()) { f() }
+
+func newTestShell(t *testing.T, deps Deps) (*Shell, fyne.Window) {
+	t.Helper()
+	deps.Run = syncRun
+	w := test.NewWindow(nil)
+	w.Resize(fyne.NewSize(1100, 750))
+	s := NewShell(w, deps)
+	w.SetContent(s.Content())
+	t.Cleanup(w.Close)
+	return s, w
+}
+
+func TestNavigationReachesEveryScreen(t *testing.T) {
+	test.NewTempApp(t)
+	s, w := newTestShell(t, Deps{Version: "test"})
+	want := map[string]string{
+		ScreenHome: "Home", ScreenGridworld: "Gridworld", ScreenDemonstrations: "Demonstrations",
+		ScreenTemplates: "Templates", ScreenEvaluation: "Evaluation", ScreenExplorer: "Explorer",
+		ScreenSettings: "Settings", ScreenAbout: "About",
+	}
+	if len(s.screens) != len(want) {
+		t.Fatalf("%d screens, want %d", len(s.screens), len(want))
+	}
+	// Select through the navigation list, as a click does.
+	for i, sc := range s.screens {
+		s.nav.Select(i)
+		if s.Current() != sc.ID || s.title.Text != want[sc.ID] {
+			t.Fatalf("after selecting %s: current=%s title=%q", sc.ID, s.Current(), s.title.Text)
+		}
+		if !strings.Contains(texts(w.Content()), sc.Intro) {
+			t.Errorf("%s: intro line not on screen", sc.ID)
+		}
+	}
+	if s.Show("nonsense") {
+		t.Fatal("Show accepted an unknown screen")
+	}
+	// The workspaces without their feature yet say in one line what they will hold.
+	s.Show(ScreenTemplates)
+	if !strings.Contains(texts(w.Content()), "template editor") {
+		t.Fatalf("Templates screen: %q", texts(w.Content()))
+	}
+}
+
+func TestKeyboardShortcutsSwitchScreens(t *testing.T) {
+	test.NewTempApp(t)
+	s, w := newTestShell(t, Deps{})
+	handler, ok := w.Canvas().(interface{ TypedShortcut(fyne.Shortcut) })
+	if !ok {
+		t.Fatal("test canvas cannot type shortcuts")
+	}
+	keys := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8}
+	for i := len(s.screens) - 1; i >= 0; i-- {
+		handler.TypedShortcut(&desktop.CustomShortcut{KeyName: keys[i], Modifier: fyne.KeyModifierAlt})
+		if s.Current() != s.screens[i].ID {
+			t.Fatalf("Alt+%d shows %s, want %s", i+1, s.Current(), s.screens[i].ID)
+		}
+	}
+}
+
+func TestLastScreenIsRemembered(t *testing.T) {
+	test.NewTempApp(t)
+	s, _ := newTestShell(t, Deps{})
+	if s.Current() != ScreenHome {
+		t.Fatalf("first start shows %s, want home", s.Current())
+	}
+	s.Show(ScreenEvaluation)
+	s2, _ := newTestShell(t, Deps{})
+	if s2.Current() != ScreenEvaluation {
+		t.Fatalf("second start shows %s, want evaluation", s2.Current())
+	}
+	fyne.CurrentApp().Preferences().SetString(prefLastScreen, "removed-screen")
+	s3, _ := newTestShell(t, Deps{})
+	if s3.Current() != ScreenHome {
+		t.Fatalf("unknown remembered screen: shows %s, want home", s3.Current())
+	}
+}
+
+func TestSettingsChangeTheTheme(t *testing.T) {
+	a := test.NewTempApp(t)
+	s, w := newTestShell(t, Deps{})
+	s.Show(ScreenSettings)
+	var radio *widget.RadioGroup
+	walk(w.Content(), func(o fyne.CanvasObject) {
+		if r, ok := o.(*widget.RadioGroup); ok {
+			radio = r
+		}
+	})
+	if radio == nil {
+		t.Fatal("no theme choice on the Settings screen")
+	}
+	if radio.Selected != themeLabels[ThemeSystem] {
+		t.Fatalf("default theme choice %q", radio.Selected)
+	}
+	darkBG := theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantDark)
+	lightBG := theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantLight)
+	radio.SetSelected(themeLabels[ThemeDark])
+	if got := a.Settings().Theme().Color(theme.ColorNameBackground, theme.VariantLight); got != darkBG {
+		t.Fatalf("dark theme chosen, background %v, want %v", got, darkBG)
+	}
+	if a.Preferences().String(prefTheme) != ThemeDark {
+		t.Fatal("theme choice not saved")
+	}
+	radio.SetSelected(themeLabels[ThemeLight])
+	if got := a.Settings().Theme().Color(theme.ColorNameBackground, theme.VariantDark); got != lightBG {
+		t.Fatalf("light theme chosen, background %v, want %v", got, lightBG)
+	}
+	// The choice is applied again at the next start.
+	a.Settings().SetTheme(theme.DefaultTheme())
+	ApplyTheme(a)
+	if got := a.Settings().Theme().Color(theme.ColorNameBackground, theme.VariantDark); got != lightBG {
+		t.Fatal("saved theme not applied at start")
+	}
+}
+
+func seededStore(t *testing.T) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "seed.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	add := func(src, id string, steps int) {
+		e := &episode.Episode{Source: src, ExternalID: id}
+		for i := 0; i < steps; i++ {
+			e.Steps = append(e.Steps, episode.Step{Index: i})
+		}
+		if err := st.SaveEpisode(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(episode.SourceOdyssey, "o1", 4)
+	add(episode.SourceOdyssey, "o2", 3)
+	add(episode.SourceOdyssey, "o3", 2)
+	add(episode.SourceGridworld, "g1", 10)
+	add(episode.SourceGridworld, "g2", 1)
+	add(episode.SourceMobileEnv, "m1", 5)
+	if err := st.SaveSplit(ctx, episode.Split{Name: "random", Kind: episode.SplitOfficial,
+		Parts: map[string][]episode.Key{"train": {{"odyssey", "o1"}}, "test": {{"odyssey", "o2"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.TouchRecent(ctx, "/home/ada/demo.pkl", "pickle"); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestHomeShowsCountsFromTheStore(t *testing.T) {
+	test.NewTempApp(t)
+	st := seededStore(t)
+	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
+	s.Show(ScreenHome)
+	got := texts(w.Content())
+	for _, want := range []string{
+		"6 episodes, 25 steps, 1 split",
+		"2 recorded builds",
+		"1 Mobile-Env trajectory",
+		"0 template folders",
+		"0 evaluation projects",
+		"6 episodes: 3 odyssey, 2 gridworld, 1 mobileenv; 1 split",
+		"demo.pkl  ·  pickle",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Home lacks %q; it shows:\n%s", want, got)
+		}
+	}
+	// A card's button takes the user to its workspace.
+	var open *widget.Button
+	walk(w.Content(), func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Open Explorer" {
+			open = b
+		}
+	})
+	if open == nil {
+		t.Fatal("no Open Explorer button")
+	}
+	test.Tap(open)
+	if s.Current() != ScreenExplorer {
+		t.Fatalf("Open Explorer went to %s", s.Current())
+	}
+}
+
+func TestHomeWithoutStoreExplains(t *testing.T) {
+	test.NewTempApp(t)
+	refused := &store.OpenError{Path: "/tmp/x.db", Err: store.ErrNewerSchema, Detail: "schema version 99"}
+	_, w := newTestShell(t, Deps{StoreErr: refused, StorePath: "/tmp/x.db"})
+	got := texts(w.Content())
+	if !strings.Contains(got, "No store is open") || !strings.Contains(got, "newer version") {
+		t.Fatalf("Home without a store shows:\n%s", got)
+	}
+	if !errors.Is(refused, store.ErrNewerSchema) {
+		t.Fatal("error chain")
+	}
+}
+
+func TestSwitchStoreRebuildsHome(t *testing.T) {
+	test.NewTempApp(t)
+	st := seededStore(t)
+	other, err := store.Open(filepath.Join(t.TempDir(), "other.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path(),
+		OpenStore: func(path string) (Store, error) { return other, nil }})
+	if err := s.switchStore(other.Path()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(texts(w.Content()), "0 episodes, 0 steps, 0 splits") {
+		t.Fatalf("after switching, Home shows:\n%s", texts(w.Content()))
+	}
+	if got := fyne.CurrentApp().Preferences().StringList(prefRecentStores); len(got) == 0 || got[0] != other.Path() {
+		t.Fatalf("recent stores %v", got)
+	}
+}
+
+func TestAboutListsVersionAndLicences(t *testing.T) {
+	test.NewTempApp(t)
+	s, w := newTestShell(t, Deps{Version: "1.2.3", Licenses: []License{
+		{Module: "fyne.io/fyne/v2", Version: "v2.7.3", Name: "BSD-3-Clause", Text: "Copyright (C) 2018 Fyne.io developers"},
+	}})
+	s.Show(ScreenAbout)
+	got := texts(w.Content())
+	if !strings.Contains(got, "Version 1.2.3") || !strings.Contains(got, "1 third-party modules") {
+		t.Fatalf("About shows:\n%s", got)
+	}
+}
+
+func TestWindowSizeIsRemembered(t *testing.T) {
+	a := test.NewTempApp(t)
+	if got := WindowSize(a.Preferences()); got != fyne.NewSize(1200, 780) {
+		t.Fatalf("default size %v", got)
+	}
+	SaveWindowSize(a.Preferences(), fyne.NewSize(900, 600))
+	if got := WindowSize(a.Preferences()); got != fyne.NewSize(900, 600) {
+		t.Fatalf("remembered size %v", got)
+	}
+	SaveWindowSize(a.Preferences(), fyne.NewSize(10, 10)) // a minimised window is not remembered
+	if got := WindowSize(a.Preferences()); got != fyne.NewSize(900, 600) {
+		t.Fatalf("size after minimise %v", got)
+	}
+}
