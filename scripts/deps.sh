@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu system packages Agentdesk needs, and nothing when they are present.
-# Usage: scripts/deps.sh build|test|package|windows ...
+# Usage: scripts/deps.sh build|test|package|windows|go ...
 # Runs apt-get through sudo when not root. Safe to run repeatedly.
 set -euo pipefail
 
@@ -9,6 +9,7 @@ build_pkgs=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
 test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy)
 package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
 windows_pkgs=(gcc-mingw-w64-x86-64-posix)
+go_pkgs=(golang-go ca-certificates git)
 
 want=()
 for group in "$@"; do
@@ -17,7 +18,8 @@ for group in "$@"; do
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
     package) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${package_pkgs[@]}") ;;
     windows) want+=("${build_pkgs[@]}" "${windows_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build, test, package, windows)" >&2; exit 2 ;;
+    go) want+=("${go_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, package, windows, go)" >&2; exit 2 ;;
   esac
 done
 

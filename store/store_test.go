@@ -323,7 +323,7 @@ func TestSplits(t *testing.T) {
 		}
 	}
 	sp := episode.Split{Name: "random", Kind: episode.SplitOfficial, Parts: map[string][]episode.Key{
-		"train": {{"odyssey", "c"}, {"odyssey", "a"}}, "test": {{"odyssey", "b"}}}}
+		"train": {{Source: "odyssey", ExternalID: "c"}, {Source: "odyssey", ExternalID: "a"}}, "test": {{Source: "odyssey", ExternalID: "b"}}}}
 	if err := s.SaveSplit(ctx, sp); err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestSplits(t *testing.T) {
 	if got.Kind != episode.SplitOfficial || len(got.Parts["train"]) != 2 || got.Parts["train"][0].ExternalID != "c" || got.Parts["test"][0].ExternalID != "b" {
 		t.Fatalf("split round trip: %+v", got)
 	}
-	bad := episode.Split{Name: "broken", Parts: map[string][]episode.Key{"train": {{"odyssey", "zzz"}}}}
+	bad := episode.Split{Name: "broken", Parts: map[string][]episode.Key{"train": {{Source: "odyssey", ExternalID: "zzz"}}}}
 	if err := s.SaveSplit(ctx, bad); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("split naming a missing episode: %v", err)
 	}

@@ -26,7 +26,7 @@ func aboutView(s *Shell) fyne.CanvasObject {
 	blurb.Wrapping = fyne.TextWrapWord
 
 	lic := s.deps.Licenses
-	text := widget.NewLabel("Select a module to read its licence.")
+	text := widget.NewLabel("")
 	text.Wrapping = fyne.TextWrapWord
 	text.TextStyle = fyne.TextStyle{Monospace: true}
 	list := widget.NewList(
@@ -37,7 +37,10 @@ func aboutView(s *Shell) fyne.CanvasObject {
 		},
 	)
 	list.OnSelected = func(id widget.ListItemID) { text.SetText(lic[id].Text) }
-	heading := widget.NewLabel(fmt.Sprintf("Agentdesk includes %d third-party modules:", len(lic)))
+	if len(lic) > 0 {
+		list.Select(0)
+	}
+	heading := widget.NewLabel(fmt.Sprintf("Agentdesk is built from these %d modules; select one to read its licence:", len(lic)))
 	licences := container.NewHSplit(list, container.NewVScroll(text))
 	licences.Offset = 0.45
 	top := container.NewBorder(nil, nil, logo, nil, container.NewVBox(name, version, blurb))

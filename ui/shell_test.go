@@ -190,7 +190,7 @@ func seededStore(t *testing.T) *store.Store {
 	add(episode.SourceGridworld, "g2", 1)
 	add(episode.SourceMobileEnv, "m1", 5)
 	if err := st.SaveSplit(ctx, episode.Split{Name: "random", Kind: episode.SplitOfficial,
-		Parts: map[string][]episode.Key{"train": {{"odyssey", "o1"}}, "test": {{"odyssey", "o2"}}}}); err != nil {
+		Parts: map[string][]episode.Key{"train": {{Source: "odyssey", ExternalID: "o1"}}, "test": {{Source: "odyssey", ExternalID: "o2"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.TouchRecent(ctx, "/home/ada/demo.pkl", "pickle"); err != nil {
@@ -275,7 +275,7 @@ func TestAboutListsVersionAndLicences(t *testing.T) {
 	}})
 	s.Show(ScreenAbout)
 	got := texts(w.Content())
-	if !strings.Contains(got, "Version 1.2.3") || !strings.Contains(got, "1 third-party modules") {
+	if !strings.Contains(got, "Version 1.2.3") || !strings.Contains(got, "these 1 modules") {
 		t.Fatalf("About shows:\n%s", got)
 	}
 }
