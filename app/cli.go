@@ -51,12 +51,18 @@ type command struct {
 	name    string
 	args    string // argument synopsis, e.g. "[--json] FILE"
 	summary string
-	// run executes the command; nil for a group.
-	run func(e *env, args []string) error
+	// setup defines the command's flags on fs and returns the function that runs it with the
+	// arguments left after the flags; nil for a group.
+	setup func(fs *flag.FlagSet) runFunc
 	// sub are a group's commands.
 	sub []*command
-	// flags defines the command's flags; run receives the parsed FlagSet's remaining args.
-	flags func(fs *flag.FlagSet)
+}
+
+type runFunc func(e *env, args []string) error
+
+// noFlags is the setup of a command without flags.
+func noFlags(run runFunc) func(*flag.FlagSet) runFunc {
+	return func(*flag.FlagSet) runFunc { return run }
 }
 
 func (c *command) find(name string) *command {
@@ -71,10 +77,10 @@ func (c *command) find(name string) *command {
 // root is the command tree. Each workspace's feature adds its commands to its group.
 var root = &command{name: "agentdesk", sub: []*command{
 	{name: "help", args: "[COMMAND ...]", summary: "show help for a command"},
-	{name: "version", summary: "print the version", run: runVersion},
+	{name: "version", summary: "print the version", setup: noFlags(runVersion)},
 	{name: "store", summary: "the local store: where it is and what it holds", sub: []*command{
-		{name: "info", summary: "print the store's path, schema version and contents", run: runStoreInfo},
-		{name: "path", summary: "print the store's path", run: runStorePath},
+		{name: "info", summary: "print the store's path, schema version and contents", setup: noFlags(runStoreInfo)},
+		{name: "path", summary: "print the store's path", setup: noFlags(runStorePath)},
 	}},
 	{name: "gridworld", summary: "IGLU-compatible voxel building environment"},
 	{name: "pickle", summary: "Mobile-Env annotation pickles"},
@@ -134,7 +140,7 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 		return exitUsage
 	}
 	path = append(path, name)
-	if c.run == nil {
+	if c.setup == nil {
 		if len(args) == 1 {
 			printUsage(e.stderr, c, path)
 			return exitUsage
@@ -143,9 +149,7 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 	}
 	fs := flag.NewFlagSet("agentdesk "+strings.Join(path, " "), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if c.flags != nil {
-		c.flags(fs)
-	}
+	run := c.setup(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandUsage(e.stdout, c, path, fs)
@@ -155,7 +159,7 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 		printCommandUsage(e.stderr, c, path, fs)
 		return exitUsage
 	}
-	return finish(c.run(e, fs.Args()), e.stderr, c, path, fs)
+	return finish(run(e, fs.Args()), e.stderr, c, path, fs)
 }
 
 // finish turns a command's error into a message and an exit code.
@@ -189,11 +193,9 @@ func help(e *env, args []string) int {
 		}
 		c, path = next, append(path, a)
 	}
-	if c.run != nil {
+	if c.setup != nil {
 		fs := flag.NewFlagSet("", flag.ContinueOnError)
-		if c.flags != nil {
-			c.flags(fs)
-		}
+		c.setup(fs)
 		printCommandUsage(e.stdout, c, path, fs)
 		return exitOK
 	}
@@ -225,7 +227,7 @@ Usage:
 	}
 	for _, c := range subs {
 		name := c.name
-		if c.run == nil && len(c.sub) > 0 && group == root {
+		if c.setup == nil && len(c.sub) > 0 && group == root {
 			names := make([]string, len(c.sub))
 			for i, s := range c.sub {
 				names[i] = s.name

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
+	_ "github.com/agentdesk/agentdesk/app/internal/plainlocale" // must initialise before fyne's lang
 	"github.com/agentdesk/agentdesk/resources"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui"

@@ -44,4 +44,5 @@ done
 grep -q "agentdesk: main window shown" "$log" || { cat "$log" >&2; fail "no main window within 10 s"; }
 elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 [ -f "$home/data/agentdesk/agentdesk.db" ] || fail "the default store was not created"
+! grep -q "Fyne error" "$log" || { cat "$log" >&2; fail "the app logged an error at start"; }
 echo "package-check: OK: $(basename "$deb") installs, its .desktop file validates, and the installed app showed its main window in ${elapsed} ms"

@@ -188,15 +188,8 @@ func (r reader) EpisodeID(ctx context.Context, key episode.Key) (int64, error) {
 	return id, err
 }
 
-// EpisodeQuery selects episodes for a listing. Zero values select everything.
-type EpisodeQuery struct {
-	Source string
-	Limit  int // 0: no limit
-	Offset int
-}
-
 // Episodes lists episode summaries, newest first.
-func (r reader) Episodes(ctx context.Context, q EpisodeQuery) ([]episode.Summary, error) {
+func (r reader) Episodes(ctx context.Context, q episode.Query) ([]episode.Summary, error) {
 	query := `SELECT ` + summaryColumns + ` FROM episodes`
 	var args []any
 	if q.Source != "" {

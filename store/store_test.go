@@ -279,7 +279,7 @@ func TestEpisodeRoundTripAndReplace(t *testing.T) {
 	if e.ID != id {
 		t.Fatalf("replace changed id %d -> %d", id, e.ID)
 	}
-	list, err := s.Episodes(ctx, EpisodeQuery{Source: episode.SourceOdyssey})
+	list, err := s.Episodes(ctx, episode.Query{Source: episode.SourceOdyssey})
 	if err != nil || len(list) != 1 || list[0].NumSteps != 1 || list[0].TotalReward != 0 {
 		t.Fatalf("summaries after replace: %+v %v", list, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/gridworld"
 )
 
 // home shows what is in the store: a card per workspace with its counts, the episodes by
@@ -66,7 +67,8 @@ func (h *home) show(o episode.Overview, err error) {
 	}
 	by := o.EpisodesBySource
 	h.cards.Objects = []fyne.CanvasObject{
-		h.card("Gridworld", ScreenGridworld, plural(by[episode.SourceGridworld], "recorded build")),
+		h.card("Gridworld", ScreenGridworld, plural(by[episode.SourceGridworld], "recorded build")+
+			"\nTasks: "+gridworldTaskLine(s.gridworldTasks())),
 		h.card("Demonstrations", ScreenDemonstrations, plural(by[episode.SourceMobileEnv], "Mobile-Env trajectory")),
 		h.card("Templates", ScreenTemplates, plural(o.TemplateFolders, "template folder")),
 		h.card("Evaluation", ScreenEvaluation, plural(o.EvalProjects, "evaluation project")),
@@ -90,6 +92,26 @@ func (h *home) card(title, screen, line string) fyne.CanvasObject {
 	body := widget.NewLabel(line)
 	body.Wrapping = fyne.TextWrapWord
 	return widget.NewCard(title, "", container.NewBorder(nil, open, nil, nil, body))
+}
+
+// TaskSource is a set of gridworld tasks the Gridworld workspace can play, and where it came from.
+type TaskSource struct {
+	Name  string // "built-in samples", an IGLU dataset folder, ...
+	Tasks int
+}
+
+// gridworldTasks lists the loaded gridworld task sources: the built-in samples, then the
+// dataset files the user opened.
+func (s *Shell) gridworldTasks() []TaskSource {
+	return append([]TaskSource{{Name: "built-in samples", Tasks: len(gridworld.SampleTasks())}}, s.taskSources...)
+}
+
+func gridworldTaskLine(srcs []TaskSource) string {
+	parts := make([]string, len(srcs))
+	for i, src := range srcs {
+		parts[i] = fmt.Sprintf("%d %s", src.Tasks, src.Name)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // explorerLine sums up all episodes by source, e.g. "12 episodes: 10 odyssey, 2 gridworld".

@@ -74,6 +74,8 @@ type Shell struct {
 	body    *fyne.Container
 	current *Screen
 	root    fyne.CanvasObject
+	// taskSources are the gridworld task files opened in this session.
+	taskSources []TaskSource
 }
 
 // NewShell builds the main window's content and shows the screen used last.

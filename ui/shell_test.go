@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/gridworld"
 	"github.com/agentdesk/agentdesk/store"
 )
 
@@ -166,7 +168,7 @@ func TestSettingsChangeTheTheme(t *testing.T) {
 	}
 }
 
-func seededStore(t *testing.T) *store.Store {
+func seededStore(t testing.TB) *store.Store {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(filepath.Join(t.TempDir(), "seed.db"))
@@ -207,7 +209,7 @@ func TestHomeShowsCountsFromTheStore(t *testing.T) {
 	got := texts(w.Content())
 	for _, want := range []string{
 		"6 episodes, 25 steps, 1 split",
-		"2 recorded builds",
+		fmt.Sprintf("2 recorded builds\nTasks: %d built-in samples", len(gridworld.SampleTasks())),
 		"1 Mobile-Env trajectory",
 		"0 template folders",
 		"0 evaluation projects",
@@ -241,6 +243,14 @@ func TestHomeWithoutStoreExplains(t *testing.T) {
 	got := texts(w.Content())
 	if !strings.Contains(got, "No store is open") || !strings.Contains(got, "newer version") {
 		t.Fatalf("Home without a store shows:\n%s", got)
+	}
+	// The refusal is also shown as a dialog over the window.
+	top := w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no dialog shown for a refused store")
+	}
+	if d := texts(top); !strings.Contains(d, "Agentdesk did not change the file") || !strings.Contains(d, "schema version 99") {
+		t.Fatalf("refusal dialog says:\n%s", d)
 	}
 	if !errors.Is(refused, store.ErrNewerSchema) {
 		t.Fatal("error chain")

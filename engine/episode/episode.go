@@ -113,6 +113,13 @@ type Summary struct {
 	CreatedAt   time.Time
 }
 
+// Query selects episodes for a listing. Zero values select everything.
+type Query struct {
+	Source string
+	Limit  int // 0: no limit
+	Offset int
+}
+
 // Key names an episode independently of any store: its source and external id.
 type Key struct {
 	Source     string

@@ -1,0 +1,181 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentdesk/agentdesk/engine/gridworld"
+)
+
+func init() {
+	g := root.find("gridworld")
+	g.sub = append(g.sub,
+		&command{name: "bench", summary: "measure environment steps/s, resets/s and maximal-intersection time",
+			setup: gridworldBench},
+		&command{name: "run", args: "--agent CMD|random", summary: "let an agent play episodes headless and store them",
+			setup: gridworldRun},
+		&command{name: "tasks", summary: "list the tasks of a task specification", args: "[SPEC]",
+			setup: noFlags(gridworldTasks)},
+	)
+}
+
+func gridworldRun(fs *flag.FlagSet) runFunc {
+	agentCmd := fs.String("agent", "", "random, or a command that speaks the JSON-lines agent protocol (README)")
+	episodes := fs.Int("episodes", 1, "episodes to play")
+	taskSpec := fs.String("task", "samples", "tasks: "+gridworld.TaskSpecHelp)
+	space := fs.String("action-space", "walking", "walking or flying")
+	discrete := fs.Bool("discrete", true, "walking actions as Discrete(18) integers (false: the dictionary form)")
+	maxSteps := fs.Int("max-steps", 500, "steps per episode at most")
+	seed := fs.Uint64("seed", 1, "random seed for tasks, the environment and the random agent")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an external agent's answer")
+	return func(e *env, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unexpected argument %q", args[0])
+		}
+		if *agentCmd == "" {
+			return usageErrorf("--agent is required (random, or a command)")
+		}
+		if *episodes < 1 || *maxSteps < 1 {
+			return usageErrorf("--episodes and --max-steps must be at least 1")
+		}
+		if *space != "walking" && *space != "flying" {
+			return usageErrorf("--action-space must be walking or flying, not %q", *space)
+		}
+		src, taskName, err := gridworld.ResolveTaskSpec(*taskSpec)
+		if err != nil {
+			return err
+		}
+		cfg := gridworld.EnvDefaults()
+		cfg.Render = false
+		cfg.ActionSpace = gridworld.ActionSpace(*space)
+		cfg.Discretize = *discrete
+		cfg.MaxSteps = *maxSteps
+		cfg.Seed = *seed
+		genv, err := gridworld.New(cfg)
+		if err != nil {
+			return err
+		}
+		genv.SetTaskSource(src)
+		st, err := e.openStore()
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+
+		var agent gridworld.Agent
+		name := *agentCmd
+		if name == "random" {
+			agent = gridworld.NewRandomAgent(genv, *seed)
+		} else {
+			pa, err := gridworld.StartProcessAgent(name, genv, e.stderr, *timeout)
+			if err != nil {
+				return err
+			}
+			agent = pa
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		prefix := gridworld.UniqueID("run")
+		_, runErr := gridworld.RunEpisodes(ctx, genv, agent, gridworld.RunOptions{
+			Episodes: *episodes, TaskName: taskName, Agent: name, IDPrefix: prefix,
+			OnEpisode: func(r gridworld.EpisodeResult) error {
+				// Each finished episode is stored at once: an interrupted run keeps what it played.
+				if err := st.SaveEpisode(ctx, r.Episode); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "episode %d/%d: %d steps, reward %.3f, completed %v, stored as %s/%s\n",
+					r.Index+1, *episodes, r.Steps, r.Reward, r.Completed, r.Episode.Source, r.Episode.ExternalID)
+				return nil
+			},
+		})
+		closeErr := agent.Close()
+		if runErr != nil {
+			return runErr
+		}
+		if closeErr != nil && name != "random" {
+			fmt.Fprintf(e.stderr, "agentdesk gridworld run: %v\n", closeErr)
+		}
+		return nil
+	}
+}
+
+func gridworldTasks(e *env, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf("takes at most one task specification")
+	}
+	spec := "samples"
+	if len(args) == 1 {
+		spec = args[0]
+	}
+	if spec == "samples" {
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "NAME\tBLOCKS\tDESCRIPTION\n")
+		for _, nt := range gridworld.SampleTasks() {
+			fmt.Fprintf(tw, "%s\t%d\t%s\n", nt.Name, nt.Task.TargetSize(), nt.Description)
+		}
+		return tw.Flush()
+	}
+	src, name, err := gridworld.ResolveTaskSpec(spec)
+	if err != nil {
+		return err
+	}
+	switch s := src.(type) {
+	case *gridworld.Dataset:
+		fmt.Fprintf(e.stdout, "%s: %d structures, %d sessions\n", name, len(s.StructureIDs()), s.NumSessions())
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "STRUCTURE\tSESSIONS\tTURNS\n")
+		for _, id := range s.StructureIDs() {
+			turns := 0
+			for _, sess := range s.Sessions[id] {
+				turns += sess.Len()
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\n", id, len(s.Sessions[id]), turns)
+		}
+		return tw.Flush()
+	case gridworld.FixedTask:
+		fmt.Fprintf(e.stdout, "%s: %d blocks\n%s\n", name, s.Task.TargetSize(), s.Task.Chat)
+	default:
+		fmt.Fprintf(e.stdout, "%s: a new task is generated for every episode\n", name)
+	}
+	return nil
+}
+
+func gridworldBench(fs *flag.FlagSet) runFunc {
+	var cfg gridworld.BenchConfig
+	fs.IntVar(&cfg.Envs, "envs", 1, "environments stepped in parallel (one goroutine each)")
+	fs.IntVar(&cfg.Steps, "steps", 1_000_000, "environment steps in total, over all environments")
+	fs.StringVar(&cfg.ActionSpace, "action-space", "walking", "walking (Discrete(18)) or flying")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed for tasks and actions")
+	asJSON := fs.Bool("json", false, `print one JSON object {"steps_per_second", "resets_per_second", "intersection_us"}`)
+	return func(e *env, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unexpected argument %q", args[0])
+		}
+		if cfg.Envs < 1 || cfg.Steps < 1 {
+			return usageErrorf("--envs and --steps must be at least 1")
+		}
+		if cfg.ActionSpace != "walking" && cfg.ActionSpace != "flying" {
+			return usageErrorf("--action-space must be walking or flying, not %q", cfg.ActionSpace)
+		}
+		res, err := gridworld.RunBench(cfg)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(res)
+		}
+		fmt.Fprintf(e.stdout, "gridworld bench: %d env(s), %d steps, %s actions, GOMAXPROCS %d\n",
+			cfg.Envs, cfg.Steps, cfg.ActionSpace, runtime.GOMAXPROCS(0))
+		fmt.Fprintf(e.stdout, "  steps/s        %.0f\n", res.StepsPerSecond)
+		fmt.Fprintf(e.stdout, "  resets/s       %.0f\n", res.ResetsPerSecond)
+		fmt.Fprintf(e.stdout, "  intersection   %.3f us/call\n", res.IntersectionUS)
+		return nil
+	}
+}

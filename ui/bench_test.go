@@ -1,0 +1,19 @@
+package ui
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+)
+
+// BenchmarkShell builds the main window's content with a seeded store (Home on show).
+func BenchmarkShell(b *testing.B) {
+	test.NewTempApp(b)
+	st := seededStore(b)
+	w := test.NewWindow(nil)
+	defer w.Close()
+	for b.Loop() {
+		s := NewShell(w, Deps{Store: st, StorePath: st.Path(), Run: syncRun})
+		w.SetContent(s.Content())
+	}
+}
