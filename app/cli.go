@@ -25,6 +25,7 @@ const (
 type env struct {
 	stdout, stderr io.Writer
 	storePath      string // from --store; empty means the default store
+	gui            gui    // opens the desktop app (commands such as `gridworld play`)
 }
 
 // openStore opens the store named by --store or the default one.
@@ -95,8 +96,15 @@ func Main(args []string) int {
 	return run(args, os.Stdout, os.Stderr, runGUI)
 }
 
-// gui opens the desktop app on a store; it is a parameter so tests can run the CLI alone.
-type gui func(storePath string, storeGiven bool) int
+// guiOptions say how the desktop app starts.
+type guiOptions struct {
+	StorePath string // "" for the default store
+	Screen    string // the screen to show first; "" for the one used last
+	Task      string // gridworld task specification for the Gridworld workspace
+}
+
+// gui opens the desktop app; it is a parameter so tests can run the CLI alone.
+type gui func(opts guiOptions) int
 
 func run(args []string, stdout, stderr io.Writer, openGUI gui) int {
 	fs := flag.NewFlagSet("agentdesk", flag.ContinueOnError)
@@ -117,9 +125,9 @@ func run(args []string, stdout, stderr io.Writer, openGUI gui) int {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return openGUI(*storePath, *storePath != "")
+		return openGUI(guiOptions{StorePath: *storePath})
 	}
-	e := &env{stdout: stdout, stderr: stderr, storePath: *storePath}
+	e := &env{stdout: stdout, stderr: stderr, storePath: *storePath, gui: openGUI}
 	return dispatch(e, root, rest, nil)
 }
 

@@ -28,7 +28,7 @@ func isolate(t *testing.T) string {
 type result struct {
 	code           int
 	stdout, stderr string
-	guiStore       string
+	gui            guiOptions
 	guiOpened      bool
 }
 
@@ -36,8 +36,8 @@ func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	r := result{}
-	r.code = run(args, &out, &errb, func(path string, given bool) int {
-		r.guiOpened, r.guiStore = true, path
+	r.code = run(args, &out, &errb, func(o guiOptions) int {
+		r.guiOpened, r.gui = true, o
 		return 0
 	})
 	r.stdout, r.stderr = out.String(), errb.String()
@@ -46,11 +46,18 @@ func runCLI(t *testing.T, args ...string) result {
 
 func TestNoArgumentsOpensTheApp(t *testing.T) {
 	isolate(t)
-	if r := runCLI(t); !r.guiOpened || r.guiStore != "" || r.code != 0 {
+	if r := runCLI(t); !r.guiOpened || r.gui.StorePath != "" || r.code != 0 {
 		t.Fatalf("no arguments: %+v", r)
 	}
-	if r := runCLI(t, "--store", "/tmp/x.db"); !r.guiOpened || r.guiStore != "/tmp/x.db" {
+	if r := runCLI(t, "--store", "/tmp/x.db"); !r.guiOpened || r.gui.StorePath != "/tmp/x.db" {
 		t.Fatalf("--store: %+v", r)
+	}
+	r := runCLI(t, "--store", "/tmp/x.db", "gridworld", "play", "--task", "arch")
+	if !r.guiOpened || r.gui != (guiOptions{StorePath: "/tmp/x.db", Screen: "gridworld", Task: "arch"}) {
+		t.Fatalf("gridworld play: %+v", r)
+	}
+	if r := runCLI(t, "gridworld", "play", "--task", "castle"); r.guiOpened || r.code != 1 {
+		t.Fatalf("gridworld play with an unknown task: %+v", r)
 	}
 }
 

@@ -23,6 +23,7 @@ func init() {
 			setup: gridworldRun},
 		&command{name: "tasks", summary: "list the tasks of a task specification", args: "[SPEC]",
 			setup: noFlags(gridworldTasks)},
+		&command{name: "play", summary: "open the app in the Gridworld workspace", setup: gridworldPlay},
 	)
 }
 
@@ -101,6 +102,22 @@ func gridworldRun(fs *flag.FlagSet) runFunc {
 		}
 		if closeErr != nil && name != "random" {
 			fmt.Fprintf(e.stderr, "agentdesk gridworld run: %v\n", closeErr)
+		}
+		return nil
+	}
+}
+
+func gridworldPlay(fs *flag.FlagSet) runFunc {
+	task := fs.String("task", "samples", "the task to start with: "+gridworld.TaskSpecHelp)
+	return func(e *env, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unexpected argument %q", args[0])
+		}
+		if _, _, err := gridworld.ResolveTaskSpec(*task); err != nil {
+			return err
+		}
+		if code := e.gui(guiOptions{StorePath: e.storePath, Screen: "gridworld", Task: *task}); code != 0 {
+			return fmt.Errorf("the app exited with status %d", code)
 		}
 		return nil
 	}

@@ -18,8 +18,9 @@ import (
 // waits for it).
 const ReadyLine = "agentdesk: main window shown"
 
-// runGUI opens the desktop app on the store at storePath, or on the default store.
-func runGUI(storePath string, storeGiven bool) int {
+// runGUI opens the desktop app on the store at opts.StorePath, or on the default store.
+func runGUI(opts guiOptions) int {
+	storePath, storeGiven := opts.StorePath, opts.StorePath != ""
 	a := fyneapp.NewWithID(AppID)
 	icon := fyne.NewStaticResource("agentdesk.png", resources.IconPNG)
 	a.SetIcon(icon)
@@ -75,6 +76,12 @@ func runGUI(storePath string, storeGiven bool) int {
 	w.SetIcon(icon)
 	w.SetMaster()
 	shell := ui.NewShell(w, deps)
+	if opts.Screen != "" {
+		shell.Show(opts.Screen)
+	}
+	if opts.Task != "" {
+		shell.SetGridworldTask(opts.Task)
+	}
 	w.SetContent(shell.Content())
 	w.Resize(ui.WindowSize(a.Preferences()))
 	w.SetCloseIntercept(func() {

@@ -35,7 +35,7 @@ func screens() []*Screen {
 			Intro: "What this store holds, and where to go next.", View: homeView},
 		{ID: ScreenGridworld, Title: "Gridworld", Icon: theme.GridIcon(),
 			Intro: "Build in an IGLU-compatible 3D voxel world with a live reward overlay: play, record, replay and benchmark.",
-			View:  pending("The 3D building world, its reward overlay, recording and replay arrive with the Gridworld workspace.")},
+			View:  gridworldView},
 		{ID: ScreenDemonstrations, Title: "Demonstrations", Icon: theme.MediaVideoIcon(),
 			Intro: "Open Mobile-Env annotation pickles, scrub frames, and edit steps, instructions and rewards by pointing and clicking.",
 			View:  pending("The pickle browser, frame viewer and annotation editor arrive with the Demonstrations workspace.")},

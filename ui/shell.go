@@ -17,10 +17,13 @@ import (
 	"github.com/agentdesk/agentdesk/engine/episode"
 )
 
-// Store is what the screens read from the store.
+// Store is what the screens read from and write to the store.
 type Store interface {
 	Path() string
 	Overview(ctx context.Context) (episode.Overview, error)
+	SaveEpisode(ctx context.Context, e *episode.Episode) error
+	Episode(ctx context.Context, id int64) (*episode.Episode, error)
+	Episodes(ctx context.Context, q episode.Query) ([]episode.Summary, error)
 }
 
 // License is one third-party module linked into the binary and its licence.
@@ -51,6 +54,9 @@ type Deps struct {
 	SetDataFolder func(dir string) error
 	// Run runs long work off the UI goroutine; nil means `go f()`. Tests pass a synchronous one.
 	Run func(f func())
+	// World returns the 3D renderer of the Gridworld workspace, or why there is none (no
+	// OpenGL); nil means this build has none. Called once, when the workspace first opens.
+	World func() (WorldRenderer, error)
 }
 
 // Preference keys.
@@ -76,6 +82,8 @@ type Shell struct {
 	root    fyne.CanvasObject
 	// taskSources are the gridworld task files opened in this session.
 	taskSources []TaskSource
+	// gridworld keeps the Gridworld workspace (and the game in it) across screen changes.
+	gridworld *gridworldWS
 }
 
 // NewShell builds the main window's content and shows the screen used last.
@@ -164,8 +172,16 @@ func (s *Shell) show(sc *Screen) {
 	fyne.CurrentApp().Preferences().SetString(prefLastScreen, sc.ID)
 }
 
+// SetGridworldTask opens the Gridworld workspace on a task specification (see
+// gridworld.ResolveTaskSpec).
+func (s *Shell) SetGridworldTask(spec string) {
+	s.Show(ScreenGridworld)
+	s.gridworld.selectTask(spec)
+}
+
 // Reload rebuilds the screen on show, after the store changed.
 func (s *Shell) Reload() {
+	s.gridworld = nil
 	if s.current != nil {
 		s.show(s.current)
 	}

@@ -1,0 +1,257 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/gridworld"
+)
+
+// spyRenderer draws the map and remembers what it was asked to draw.
+type spyRenderer struct {
+	views []WorldView
+}
+
+func (r *spyRenderer) RenderWorld(v WorldView) (image.Image, error) {
+	r.views = append(r.views, v)
+	return MapRenderer{}.RenderWorld(v)
+}
+
+func (r *spyRenderer) last(t *testing.T) WorldView {
+	t.Helper()
+	for i := len(r.views) - 1; i >= 0; i-- {
+		if r.views[i].Width != 64 && r.views[i].Width != 320 { // not a thumbnail or the preview
+			return r.views[i]
+		}
+	}
+	t.Fatal("nothing rendered")
+	return WorldView{}
+}
+
+func openGridworld(t *testing.T) (*Shell, *gridworldWS, *spyRenderer, fyne.Window) {
+	t.Helper()
+	test.NewTempApp(t)
+	st := seededStore(t)
+	spy := &spyRenderer{}
+	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path(), World: func() (WorldRenderer, error) { return spy, nil }})
+	s.Show(ScreenGridworld)
+	g := s.gridworld
+	if g == nil {
+		t.Fatal("gridworld workspace not built")
+	}
+	g.selectTask("tower")
+	return s, g, spy, w
+}
+
+func typeKeys(w fyne.Window, g *gridworldWS, keys ...fyne.KeyName) {
+	w.Canvas().Focus(g.view)
+	for _, k := range keys {
+		w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: k})
+	}
+}
+
+func TestGridworldKeysPlayAndRecord(t *testing.T) {
+	s, g, spy, w := openGridworld(t)
+	if g.env.ActionKind() != gridworld.KindDiscrete {
+		t.Fatalf("default action form %v", g.env.ActionKind())
+	}
+	typeKeys(w, g, fyne.KeyW, fyne.KeyW, fyne.Key3, fyne.KeyDown, fyne.KeyDown, fyne.KeyE, fyne.KeyQ, fyne.KeyLeft, fyne.KeySpace)
+	if g.env.StepCount() != 9 || g.rec.Len() != 9 {
+		t.Fatalf("9 keys: %d steps, %d recorded", g.env.StepCount(), g.rec.Len())
+	}
+	if g.env.State().ActiveBlock() != 3 {
+		t.Fatalf("key 3 selected colour %d", g.env.State().ActiveBlock())
+	}
+	if !strings.Contains(g.stepText.Text, "Step 9 / 1000") || !strings.Contains(g.progressL.Text, "of the target") {
+		t.Fatalf("overlay: %q %q", g.stepText.Text, g.progressL.Text)
+	}
+	if len(spy.views) == 0 || spy.last(t).Grid != g.env.State().Grid() {
+		t.Fatal("the view does not show the env's grid")
+	}
+	// The recording holds exactly the env actions the keys map to.
+	want := []int{1, 1, 8, 14, 14, 17, 16, 12, 5}
+	for i, st := range g.rec.Episode().Steps {
+		a, err := gridworld.DecodeAction(st.Action.Raw, gridworld.Walking, true)
+		if err != nil || a.Discrete != want[i] {
+			t.Fatalf("step %d recorded %s, want action %d", i, st.Action.Raw, want[i])
+		}
+		if _, err := png.Decode(bytes.NewReader(st.Observation)); err != nil {
+			t.Fatalf("step %d has no pov thumbnail: %v", i, err)
+		}
+	}
+	// Reset stores the episode.
+	g.reset()
+	list, err := s.deps.Store.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld})
+	if err != nil || len(list) != 3 || list[0].NumSteps != 9 || list[0].Task != "tower" { // 2 seeded + 1
+		t.Fatalf("stored: %+v %v", list, err)
+	}
+	if !strings.Contains(g.status.Text, "Saved 9 steps") {
+		t.Fatalf("status after reset: %q", g.status.Text)
+	}
+}
+
+func TestGridworldFlyingAndDictForms(t *testing.T) {
+	_, g, _, w := openGridworld(t)
+	for _, c := range []struct {
+		space string
+		kind  gridworld.ActionKind
+	}{{spaceFlying, gridworld.KindFly}, {spaceWalkingDict, gridworld.KindWalkDict}} {
+		g.space = c.space
+		g.reset()
+		if g.env.ActionKind() != c.kind {
+			t.Fatalf("%s: env form %v", c.space, g.env.ActionKind())
+		}
+		typeKeys(w, g, fyne.KeyW, fyne.KeySpace, fyne.KeyC, fyne.Key6, fyne.KeyE)
+		wantSteps := 5
+		if c.kind == gridworld.KindWalkDict {
+			wantSteps = 4 // walking has no "down"
+		}
+		if g.env.StepCount() != wantSteps {
+			t.Fatalf("%s: %d steps", c.space, g.env.StepCount())
+		}
+	}
+}
+
+func TestGridworldCameraGhostAndMouse(t *testing.T) {
+	_, g, spy, w := openGridworld(t)
+	if v := spy.last(t); v.FirstPerson || v.Target == nil {
+		t.Fatalf("default view: first person %v, ghost %v", v.FirstPerson, v.Target != nil)
+	}
+	g.ghost = false
+	g.render()
+	if spy.last(t).Target != nil {
+		t.Fatal("ghost still drawn when off")
+	}
+	// Orbit: dragging turns the camera without stepping the env.
+	az := g.orbit.Azimuth
+	g.view.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 40}})
+	if g.orbit.Azimuth == az || g.env.StepCount() != 0 {
+		t.Fatalf("orbit drag: azimuth %v -> %v, steps %d", az, g.orbit.Azimuth, g.env.StepCount())
+	}
+	g.view.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 120}})
+	if g.orbit.Distance >= DefaultOrbit.Distance {
+		t.Fatal("wheel did not zoom in")
+	}
+	// First person: dragging looks around with camera actions; clicks break and place.
+	g.firstPerson = true
+	g.view.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 30}})
+	test.Tap(g.view)
+	test.TapSecondary(g.view)
+	if g.env.StepCount() != 3 || !spy.last(t).FirstPerson {
+		t.Fatalf("first person: %d steps", g.env.StepCount())
+	}
+	acts := g.rec.Episode().Steps
+	if acts[0].Action.Kind != "yaw-right" || acts[1].Action.Kind != "break" || acts[2].Action.Kind != "place" {
+		t.Fatalf("mouse actions: %s %s %s", acts[0].Action.Kind, acts[1].Action.Kind, acts[2].Action.Kind)
+	}
+	_ = w
+}
+
+func TestGridworldRewardFlash(t *testing.T) {
+	_, g, _, _ := openGridworld(t)
+	g.flash(0.5)
+	if g.rewardText.Text != "+0.50" {
+		t.Fatalf("flash %q", g.rewardText.Text)
+	}
+	g.flash(-0.1)
+	if g.rewardText.Text != "-0.10" {
+		t.Fatalf("flash %q", g.rewardText.Text)
+	}
+}
+
+func TestGridworldReplay(t *testing.T) {
+	s, g, spy, w := openGridworld(t)
+	typeKeys(w, g, fyne.KeyW, fyne.KeyA, fyne.KeyW, fyne.KeyLeft)
+	played := g.env.State().Grid()
+	pos := g.env.State().Position()
+	g.reset()
+	list, _ := s.deps.Store.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld, Limit: 1})
+	if err := g.startReplay(list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if !g.replayBar.Visible() || g.playBar.Visible() {
+		t.Fatal("replay controls not shown")
+	}
+	typeKeys(w, g, fyne.KeyEnd)
+	if g.frame != 4 || !strings.Contains(g.stepText.Text, "Step 4 / 4") {
+		t.Fatalf("End: frame %d, %q", g.frame, g.stepText.Text)
+	}
+	v := spy.last(t)
+	if v.Grid != played || v.Agent.Position != pos {
+		t.Fatal("last replay frame differs from the played end state")
+	}
+	typeKeys(w, g, fyne.KeyLeft, fyne.KeyHome, fyne.KeyRight)
+	if g.frame != 1 {
+		t.Fatalf("frame %d after Left, Home, Right", g.frame)
+	}
+	steps := g.env.StepCount()
+	typeKeys(w, g, fyne.KeyW) // keys do not play while replaying
+	if g.env.StepCount() != steps {
+		t.Fatal("replay keys stepped the env")
+	}
+	g.exitReplay()
+	if g.replay != nil || !g.playBar.Visible() {
+		t.Fatal("did not leave replay")
+	}
+	if err := g.startReplay(99999); err == nil {
+		t.Fatal("replaying a missing episode succeeded")
+	}
+}
+
+func TestGridworldAgentRun(t *testing.T) {
+	s, g, _, _ := openGridworld(t)
+	if err := g.runAgent("random", 3, 20); err != nil {
+		t.Fatal(err)
+	}
+	if !g.chart.Visible() || !strings.Contains(g.chartNote.Text, "3 episodes") || !strings.Contains(g.chartNote.Text, "3 stored") {
+		t.Fatalf("agent note %q", g.chartNote.Text)
+	}
+	o, _ := s.deps.Store.Overview(context.Background())
+	if o.EpisodesBySource[episode.SourceGridworld] != 5 {
+		t.Fatalf("gridworld episodes after the run: %d", o.EpisodesBySource[episode.SourceGridworld])
+	}
+	if err := g.runAgent("exit 3", 1, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(g.chartNote.Text, "Stopped") {
+		t.Fatalf("failing agent: %q", g.chartNote.Text)
+	}
+}
+
+func TestGridworldWithoutOpenGL(t *testing.T) {
+	test.NewTempApp(t)
+	s, _ := newTestShell(t, Deps{World: func() (WorldRenderer, error) { return nil, errors.New("no OpenGL 3.3 context") }})
+	s.Show(ScreenGridworld)
+	if !strings.Contains(s.gridworld.status.Text, "no OpenGL 3.3 context") || !strings.Contains(s.gridworld.status.Text, "top-down map") {
+		t.Fatalf("status %q", s.gridworld.status.Text)
+	}
+	if _, ok := s.gridworld.renderer.(MapRenderer); !ok {
+		t.Fatal("no map fallback")
+	}
+	// The rest of the app still works.
+	s.Show(ScreenHome)
+	if s.Current() != ScreenHome {
+		t.Fatal("navigation broken")
+	}
+}
+
+func TestGridworldDatasetTaskSource(t *testing.T) {
+	_, g, _, _ := openGridworld(t)
+	g.loadDataset("/nonexistent")
+	if !strings.Contains(g.status.Text, "Cannot open the dataset") {
+		t.Fatalf("status %q", g.status.Text)
+	}
+	g.selectTask("random")
+	if g.taskName != "random" || g.env.Task() == nil {
+		t.Fatal("random task not selected")
+	}
+}
