@@ -25,8 +25,8 @@ import (
 
 // Action spaces offered by the workspace.
 const (
-	spaceWalking     = "Walking (18 discrete actions)"
-	spaceWalkingDict = "Walking (dictionary actions)"
+	spaceWalking     = "Walking · discrete"
+	spaceWalkingDict = "Walking · dictionary"
 	spaceFlying      = "Flying"
 )
 
@@ -593,8 +593,7 @@ func (g *gridworldWS) renderPreview() {
 	case g.env != nil && g.env.Task() != nil:
 		target = g.env.Task().Target
 	}
-	img, err := g.renderer.RenderWorld(WorldView{Grid: target, Orbit: DefaultOrbit, Width: 320, Height: 240,
-		Agent: gridworld.Pose{Position: gridworld.Vec3{0, -100, 0}}})
+	img, err := g.renderer.RenderWorld(WorldView{Grid: target, Orbit: DefaultOrbit, Width: 320, Height: 240})
 	if err == nil {
 		g.preview.Image = img
 		g.preview.Refresh()

@@ -169,7 +169,9 @@ func (s *Shell) show(sc *Screen) {
 	s.intro.SetText(sc.Intro)
 	s.body.Objects = []fyne.CanvasObject{sc.View(s)}
 	s.body.Refresh()
-	fyne.CurrentApp().Preferences().SetString(prefLastScreen, sc.ID)
+	if prefs := fyne.CurrentApp().Preferences(); prefs.String(prefLastScreen) != sc.ID {
+		prefs.SetString(prefLastScreen, sc.ID)
+	}
 }
 
 // SetGridworldTask opens the Gridworld workspace on a task specification (see

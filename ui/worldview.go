@@ -75,6 +75,9 @@ func (MapRenderer) RenderWorld(v WorldView) (image.Image, error) {
 			}
 		}
 	}
+	if !v.ShowAgent {
+		return img, nil
+	}
 	// The agent: world x, z to map pixels (block centres at integer coordinates).
 	px := float64(ox) + (v.Agent.Position[0]+5+0.5)*float64(cell)
 	pz := float64(oy) + (v.Agent.Position[2]+5+0.5)*float64(cell)

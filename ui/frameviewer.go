@@ -1,0 +1,558 @@
+package ui
+
+import (
+	"bytes"
+	"container/list"
+	"fmt"
+	"image"
+	_ "image/jpeg" // observations may be JPEG
+	"image/png"
+	"os"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+)
+
+// FrameLoader decodes the frame of a step: its Observation bytes, or the file its
+// ObservationRef names. Sources with frames elsewhere (a pickle in memory) provide their own.
+type FrameLoader func(step *episode.Step) (image.Image, error)
+
+// LoadStepFrame is the default FrameLoader.
+func LoadStepFrame(step *episode.Step) (image.Image, error) {
+	data := step.Observation
+	if len(data) == 0 {
+		if step.ObservationRef == "" {
+			return nil, fmt.Errorf("step %d has no frame", step.Index)
+		}
+		var err error
+		if data, err = os.ReadFile(step.ObservationRef); err != nil {
+			return nil, err
+		}
+	}
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("step %d frame: %w", step.Index, err)
+	}
+	return img, nil
+}
+
+// frameCache keeps recently decoded frames (large phone screenshots take milliseconds to
+// decode) and decodes the next ones ahead of playback.
+type frameCache struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of int, most recent first
+	items map[int]*list.Element
+	imgs  map[int]image.Image
+	busy  map[int]bool
+}
+
+func newFrameCache(n int) *frameCache {
+	return &frameCache{max: n, order: list.New(), items: map[int]*list.Element{}, imgs: map[int]image.Image{}, busy: map[int]bool{}}
+}
+
+func (c *frameCache) get(i int) (image.Image, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[i]; ok {
+		c.order.MoveToFront(e)
+		return c.imgs[i], true
+	}
+	return nil, false
+}
+
+func (c *frameCache) put(i int, img image.Image) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.busy, i)
+	if e, ok := c.items[i]; ok {
+		c.order.MoveToFront(e)
+		c.imgs[i] = img
+		return
+	}
+	c.items[i] = c.order.PushFront(i)
+	c.imgs[i] = img
+	for c.order.Len() > c.max {
+		last := c.order.Back()
+		j := last.Value.(int)
+		c.order.Remove(last)
+		delete(c.items, j)
+		delete(c.imgs, j)
+	}
+}
+
+// claim marks i as being decoded; false when it is cached or already in progress.
+func (c *frameCache) claim(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[i]; ok || c.busy[i] {
+		return false
+	}
+	c.busy[i] = true
+	return true
+}
+
+// FrameViewer shows an episode frame by frame with the action drawn over the frame (touch
+// point, long press, scroll arrow, typed text), the step's reward and instruction, a timeline
+// with markers for rewards and instruction changes, and playback at 0.25x to 8x.
+// Keyboard: Left/Right one step, Shift+Left/Right ten, Home/End, Space plays.
+type FrameViewer struct {
+	widget.BaseWidget
+
+	ep     *episode.Episode
+	load   FrameLoader
+	cache  *frameCache
+	index  int
+	speed  float64
+	play   chan struct{} // closed to stop playback; nil when paused
+	run    func(func())  // runs decoding off the UI goroutine
+	shift  bool
+	onStep func(i int)
+
+	image     *canvas.Image
+	marks     *fyne.Container // action overlay, laid out over the image
+	info      *widget.Label
+	instr     *widget.Label
+	timeline  *timeline
+	playBtn   *widget.Button
+	position  *widget.Label
+	hierarchy *widget.Entry
+	content   fyne.CanvasObject
+	imgSize   image.Point
+}
+
+// NewFrameViewer returns an empty viewer; SetEpisode fills it.
+func NewFrameViewer() *FrameViewer {
+	v := &FrameViewer{speed: 1, load: LoadStepFrame, cache: newFrameCache(48), run: func(f func()) { go f() }}
+	v.image = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+	v.image.FillMode = canvas.ImageFillContain
+	v.image.ScaleMode = canvas.ImageScaleSmooth
+	v.marks = container.NewWithoutLayout()
+	v.info = widget.NewLabel("")
+	v.instr = widget.NewLabel("")
+	v.instr.Wrapping = fyne.TextWrapWord
+	v.position = widget.NewLabel("")
+	v.timeline = newTimeline(func(i int) { v.Seek(i) })
+	v.playBtn = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), v.TogglePlay)
+	speed := widget.NewSelect(replaySpeeds, func(s string) { fmt.Sscanf(s, "%gx", &v.speed) })
+	speed.SetSelected("1x")
+	v.hierarchy = widget.NewMultiLineEntry()
+	v.hierarchy.TextStyle.Monospace = true
+	v.hierarchy.Hide()
+	controls := container.NewHBox(
+		widget.NewButtonWithIcon("", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
+		widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { v.Seek(v.index - 1) }),
+		v.playBtn,
+		widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { v.Seek(v.index + 1) }),
+		widget.NewButtonWithIcon("", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) }),
+		speed, v.position)
+	frame := container.NewStack(v.image, v.marks)
+	bottom := container.NewVBox(v.timeline, controls, v.info, v.instr)
+	v.content = container.NewBorder(nil, bottom, nil, nil, container.NewHSplit(frame, container.NewVScroll(v.hierarchy)))
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// SetEpisode shows e from its first step, decoding frames with load (nil: LoadStepFrame).
+func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
+	v.Pause()
+	if load == nil {
+		load = LoadStepFrame
+	}
+	v.ep, v.load, v.cache, v.index = e, load, newFrameCache(48), -1
+	v.timeline.set(e)
+	v.Seek(0)
+}
+
+// OnStep sets a function called whenever the shown step changes.
+func (v *FrameViewer) OnStep(f func(i int)) { v.onStep = f }
+
+// Len is the number of steps.
+func (v *FrameViewer) Len() int {
+	if v.ep == nil {
+		return 0
+	}
+	return len(v.ep.Steps)
+}
+
+// Index is the step on show.
+func (v *FrameViewer) Index() int { return v.index }
+
+// Seek displays step i (clamped to the episode).
+func (v *FrameViewer) Seek(i int) {
+	n := v.Len()
+	if n == 0 {
+		return
+	}
+	i = max(0, min(i, n-1))
+	changed := i != v.index
+	v.index = i
+	step := &v.ep.Steps[i]
+	if img, ok := v.cache.get(i); ok {
+		v.setImage(img)
+	} else if img, err := v.load(step); err == nil { // the frame on show is decoded at once
+		v.cache.put(i, img)
+		v.setImage(img)
+	} else {
+		v.setImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+		v.info.SetText(err.Error())
+	}
+	v.prefetch(i + 1)
+	v.position.SetText(fmt.Sprintf("step %d / %d", i+1, n))
+	v.info.SetText(fmt.Sprintf("%s · reward %s", describeAction(step.Action), formatReward(step.Reward)))
+	if step.Instruction != "" {
+		v.instr.SetText("Instruction: " + step.Instruction)
+	} else {
+		v.instr.SetText("")
+	}
+	if xml, ok := step.Extra["view_hierarchy"].(string); ok && xml != "" {
+		v.hierarchy.SetText(xml)
+		v.hierarchy.Show()
+	} else {
+		v.hierarchy.Hide()
+	}
+	v.timeline.setIndex(i)
+	v.layoutMarks()
+	if changed && v.onStep != nil {
+		v.onStep(i)
+	}
+}
+
+// prefetch decodes the next few frames in the background.
+func (v *FrameViewer) prefetch(from int) {
+	ep, load, cache := v.ep, v.load, v.cache
+	for i := from; i < min(from+4, len(ep.Steps)); i++ {
+		if !cache.claim(i) {
+			continue
+		}
+		v.run(func() {
+			if img, err := load(&ep.Steps[i]); err == nil {
+				cache.put(i, img)
+			} else {
+				cache.put(i, nil)
+			}
+		})
+	}
+}
+
+func (v *FrameViewer) setImage(img image.Image) {
+	if img == nil {
+		img = image.NewRGBA(image.Rect(0, 0, 1, 1))
+	}
+	v.image.Image = img
+	v.imgSize = img.Bounds().Size()
+	v.image.Refresh()
+}
+
+// imageRect is where the frame is drawn inside the image area (contain fit).
+func (v *FrameViewer) imageRect() (pos fyne.Position, size fyne.Size) {
+	area := v.image.Size()
+	if v.imgSize.X == 0 || v.imgSize.Y == 0 || area.Width == 0 || area.Height == 0 {
+		return fyne.Position{}, area
+	}
+	scale := min(area.Width/float32(v.imgSize.X), area.Height/float32(v.imgSize.Y))
+	size = fyne.NewSize(float32(v.imgSize.X)*scale, float32(v.imgSize.Y)*scale)
+	return fyne.NewPos((area.Width-size.Width)/2, (area.Height-size.Height)/2), size
+}
+
+// layoutMarks draws the action of the step on show over the frame.
+func (v *FrameViewer) layoutMarks() {
+	v.marks.Objects = nil
+	if v.Len() == 0 {
+		v.marks.Refresh()
+		return
+	}
+	a := v.ep.Steps[v.index].Action
+	origin, size := v.imageRect()
+	at := func(p episode.Point) fyne.Position {
+		return fyne.NewPos(origin.X+float32(p.X)*size.Width, origin.Y+float32(p.Y)*size.Height)
+	}
+	accent := theme.Color(theme.ColorNamePrimary)
+	for i, p := range a.Points {
+		c := canvas.NewCircle(nil)
+		c.StrokeColor = accent
+		c.StrokeWidth = 3
+		r := float32(14)
+		if a.Kind == "long_press" {
+			r = 22
+		}
+		pos := at(p)
+		c.Move(fyne.NewPos(pos.X-r, pos.Y-r))
+		c.Resize(fyne.NewSize(2*r, 2*r))
+		v.marks.Add(c)
+		if i > 0 { // a swipe or scroll: an arrow from the previous point
+			prev := at(a.Points[i-1])
+			l := canvas.NewLine(accent)
+			l.StrokeWidth = 4
+			l.Position1, l.Position2 = prev, pos
+			v.marks.Add(l)
+			head := canvas.NewCircle(accent)
+			head.Move(fyne.NewPos(pos.X-6, pos.Y-6))
+			head.Resize(fyne.NewSize(12, 12))
+			v.marks.Add(head)
+		}
+	}
+	if a.Text != "" {
+		t := canvas.NewText("⌨ "+a.Text, theme.Color(theme.ColorNameForeground))
+		t.TextSize = 18
+		bg := canvas.NewRectangle(overlayBackground())
+		ts := t.MinSize()
+		pos := fyne.NewPos(origin.X+8, origin.Y+size.Height-ts.Height-16)
+		bg.Move(pos.SubtractXY(6, 4))
+		bg.Resize(ts.AddWidthHeight(12, 8))
+		t.Move(pos)
+		v.marks.Add(bg)
+		v.marks.Add(t)
+	}
+	v.marks.Refresh()
+}
+
+// TogglePlay starts or pauses playback.
+func (v *FrameViewer) TogglePlay() {
+	if v.play != nil {
+		v.Pause()
+		return
+	}
+	if v.Len() == 0 {
+		return
+	}
+	if v.index >= v.Len()-1 {
+		v.Seek(0)
+	}
+	stop := make(chan struct{})
+	v.play = stop
+	v.playBtn.SetIcon(theme.MediaPauseIcon())
+	go func() {
+		for {
+			var interval time.Duration
+			fyne.DoAndWait(func() { interval = time.Duration(float64(time.Second) / (replaySpeed1x * max(v.speed, 0.25))) })
+			select {
+			case <-stop:
+				return
+			case <-time.After(interval):
+			}
+			fyne.DoAndWait(func() {
+				if v.play != stop {
+					return
+				}
+				if v.index >= v.Len()-1 {
+					v.Pause()
+					return
+				}
+				v.Seek(v.index + 1)
+			})
+		}
+	}()
+}
+
+// Pause stops playback.
+func (v *FrameViewer) Pause() {
+	if v.play != nil {
+		close(v.play)
+		v.play = nil
+		v.playBtn.SetIcon(theme.MediaPlayIcon())
+	}
+}
+
+// Playing reports whether playback runs.
+func (v *FrameViewer) Playing() bool { return v.play != nil }
+
+func (v *FrameViewer) CreateRenderer() fyne.WidgetRenderer {
+	return &frameViewerRenderer{v: v}
+}
+
+type frameViewerRenderer struct{ v *FrameViewer }
+
+func (r *frameViewerRenderer) Layout(s fyne.Size) {
+	r.v.content.Resize(s)
+	r.v.marks.Resize(r.v.image.Size())
+	r.v.layoutMarks()
+}
+func (r *frameViewerRenderer) MinSize() fyne.Size           { return r.v.content.MinSize() }
+func (r *frameViewerRenderer) Refresh()                     { r.v.content.Refresh() }
+func (r *frameViewerRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.v.content} }
+func (r *frameViewerRenderer) Destroy()                     { r.v.Pause() }
+
+// Keyboard: the viewer takes the focus when tapped.
+func (v *FrameViewer) Tapped(*fyne.PointEvent) {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(v); c != nil {
+		c.Focus(v)
+	}
+}
+func (v *FrameViewer) FocusGained()   {}
+func (v *FrameViewer) FocusLost()     {}
+func (v *FrameViewer) TypedRune(rune) {}
+func (v *FrameViewer) TypedKey(ev *fyne.KeyEvent) {
+	jump := 1
+	if v.shift {
+		jump = 10
+	}
+	switch ev.Name {
+	case fyne.KeyLeft:
+		v.Seek(v.index - jump)
+	case fyne.KeyRight:
+		v.Seek(v.index + jump)
+	case fyne.KeyHome:
+		v.Seek(0)
+	case fyne.KeyEnd:
+		v.Seek(v.Len() - 1)
+	case fyne.KeySpace:
+		v.TogglePlay()
+	}
+}
+
+// KeyDown and KeyUp track Shift for the ten-step jumps.
+func (v *FrameViewer) KeyDown(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		v.shift = true
+	}
+}
+func (v *FrameViewer) KeyUp(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		v.shift = false
+	}
+}
+
+func describeAction(a episode.Action) string {
+	s := a.Kind
+	if s == "" {
+		s = "no action"
+	}
+	if len(a.Points) > 0 {
+		s += fmt.Sprintf(" at (%.2f, %.2f)", a.Points[0].X, a.Points[0].Y)
+	}
+	if len(a.Points) > 1 {
+		last := a.Points[len(a.Points)-1]
+		s += fmt.Sprintf(" to (%.2f, %.2f)", last.X, last.Y)
+	}
+	if a.Text != "" {
+		s += fmt.Sprintf(" %q", a.Text)
+	}
+	return s
+}
+
+func formatReward(r float64) string {
+	if r == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%+.3g", r)
+}
+
+// timeline is the scrub bar: a track with a tick per rewarded step (green up, red down) and
+// per instruction change (blue), and the current position. Tap or drag to seek.
+type timeline struct {
+	widget.BaseWidget
+	n       int
+	index   int
+	rewards []float64
+	instrAt []int
+	seek    func(i int)
+}
+
+func newTimeline(seek func(int)) *timeline {
+	t := &timeline{seek: seek}
+	t.ExtendBaseWidget(t)
+	return t
+}
+
+func (t *timeline) set(e *episode.Episode) {
+	t.n, t.rewards, t.instrAt = len(e.Steps), nil, nil
+	last := ""
+	for i, s := range e.Steps {
+		t.rewards = append(t.rewards, s.Reward)
+		if s.Instruction != last {
+			t.instrAt = append(t.instrAt, i)
+			last = s.Instruction
+		}
+	}
+	t.Refresh()
+}
+
+func (t *timeline) setIndex(i int) { t.index = i; t.Refresh() }
+
+func (t *timeline) seekTo(x float32) {
+	if t.n == 0 || t.seek == nil {
+		return
+	}
+	w := t.Size().Width
+	t.seek(int(x / max(w, 1) * float32(t.n)))
+}
+
+func (t *timeline) Tapped(ev *fyne.PointEvent) { t.seekTo(ev.Position.X) }
+func (t *timeline) Dragged(ev *fyne.DragEvent) { t.seekTo(ev.Position.X) }
+func (t *timeline) DragEnd()                   {}
+
+func (t *timeline) CreateRenderer() fyne.WidgetRenderer {
+	return &timelineRenderer{t: t, track: canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground)),
+		cursor: canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))}
+}
+
+type timelineRenderer struct {
+	t      *timeline
+	track  *canvas.Rectangle
+	cursor *canvas.Rectangle
+	ticks  []fyne.CanvasObject
+}
+
+func (r *timelineRenderer) x(i int, w float32) float32 {
+	if r.t.n <= 1 {
+		return 0
+	}
+	return float32(i) / float32(r.t.n-1) * (w - 3)
+}
+
+func (r *timelineRenderer) Layout(s fyne.Size) {
+	r.track.Move(fyne.NewPos(0, s.Height/2-3))
+	r.track.Resize(fyne.NewSize(s.Width, 6))
+	r.ticks = r.ticks[:0]
+	for i, rw := range r.t.rewards {
+		if rw == 0 {
+			continue
+		}
+		c := theme.Color(theme.ColorNameSuccess)
+		y, h := float32(0), s.Height/2
+		if rw < 0 {
+			c, y = theme.Color(theme.ColorNameError), s.Height/2
+		}
+		tick := canvas.NewRectangle(c)
+		tick.Move(fyne.NewPos(r.x(i, s.Width), y))
+		tick.Resize(fyne.NewSize(2, h))
+		r.ticks = append(r.ticks, tick)
+	}
+	for _, i := range r.t.instrAt {
+		tick := canvas.NewRectangle(theme.Color(theme.ColorNameHyperlink))
+		tick.Move(fyne.NewPos(r.x(i, s.Width), s.Height/2-6))
+		tick.Resize(fyne.NewSize(3, 12))
+		r.ticks = append(r.ticks, tick)
+	}
+	r.cursor.Move(fyne.NewPos(r.x(r.t.index, s.Width)-1, 0))
+	r.cursor.Resize(fyne.NewSize(4, s.Height))
+}
+func (r *timelineRenderer) MinSize() fyne.Size { return fyne.NewSize(100, 22) }
+func (r *timelineRenderer) Refresh()           { r.Layout(r.t.Size()); canvas.Refresh(r.t) }
+func (r *timelineRenderer) Objects() []fyne.CanvasObject {
+	return append(append([]fyne.CanvasObject{r.track}, r.ticks...), r.cursor)
+}
+func (r *timelineRenderer) Destroy() {}
+
+// encodePNG is used by tests and exporters that need a frame as bytes.
+func encodePNG(img image.Image) []byte {
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	return buf.Bytes()
+}
+
+var (
+	_ fyne.Focusable  = (*FrameViewer)(nil)
+	_ desktop.Keyable = (*FrameViewer)(nil)
+	_ fyne.Tappable   = (*FrameViewer)(nil)
+	_ fyne.Draggable  = (*timeline)(nil)
+)

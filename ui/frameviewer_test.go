@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+)
+
+// frameOf is a solid frame whose red channel encodes i.
+func frameOf(i, w, h int) image.Image {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	c := color.RGBA{uint8(i), 100, 200, 255}
+	for p := 0; p < len(img.Pix); p += 4 {
+		img.Pix[p], img.Pix[p+1], img.Pix[p+2], img.Pix[p+3] = c.R, c.G, c.B, c.A
+	}
+	return img
+}
+
+func viewerEpisode(n, w, h int) *episode.Episode {
+	e := &episode.Episode{Source: "test", ExternalID: "viewer"}
+	for i := 0; i < n; i++ {
+		s := episode.Step{Index: i, Observation: encodePNG(frameOf(i, w, h)),
+			Action: episode.Action{Kind: "click", Points: []episode.Point{{X: 0.25, Y: 0.5}}}}
+		switch i % 3 {
+		case 1:
+			s.Action = episode.Action{Kind: "scroll", Points: []episode.Point{{X: 0.5, Y: 0.8}, {X: 0.5, Y: 0.2}}}
+		case 2:
+			s.Action = episode.Action{Kind: "type", Text: "hello"}
+		}
+		if i%7 == 6 {
+			s.Reward = 1
+		}
+		if i >= n/2 {
+			s.Instruction = "second half"
+		}
+		e.Steps = append(e.Steps, s)
+	}
+	return e
+}
+
+func shownRed(v *FrameViewer) uint8 {
+	r, _, _, _ := v.image.Image.At(0, 0).RGBA()
+	return uint8(r >> 8)
+}
+
+func newTestViewer(t *testing.T, e *episode.Episode) (*FrameViewer, fyne.Window) {
+	t.Helper()
+	test.NewTempApp(t)
+	v := NewFrameViewer()
+	v.run = syncRun
+	w := test.NewWindow(v)
+	w.Resize(fyne.NewSize(900, 700))
+	t.Cleanup(w.Close)
+	v.SetEpisode(e, nil)
+	w.Canvas().Focus(v)
+	return v, w
+}
+
+func TestFrameViewerKeyboard(t *testing.T) {
+	v, w := newTestViewer(t, viewerEpisode(30, 40, 80))
+	key := func(k fyne.KeyName) { w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: k}) }
+	if v.Index() != 0 || shownRed(v) != 0 {
+		t.Fatalf("start: index %d, frame %d", v.Index(), shownRed(v))
+	}
+	key(fyne.KeyRight)
+	if v.Index() != 1 || shownRed(v) != 1 {
+		t.Fatalf("Right: index %d, frame %d", v.Index(), shownRed(v))
+	}
+	v.KeyDown(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+	key(fyne.KeyRight)
+	v.KeyUp(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+	if v.Index() != 11 || shownRed(v) != 11 {
+		t.Fatalf("Shift+Right: index %d", v.Index())
+	}
+	key(fyne.KeyEnd)
+	if v.Index() != 29 {
+		t.Fatalf("End: %d", v.Index())
+	}
+	key(fyne.KeyRight) // stays at the end
+	key(fyne.KeyHome)
+	key(fyne.KeyLeft) // stays at the start
+	if v.Index() != 0 || !strings.Contains(v.position.Text, "step 1 / 30") {
+		t.Fatalf("Home: %d %q", v.Index(), v.position.Text)
+	}
+}
+
+func TestFrameViewerOverlays(t *testing.T) {
+	v, _ := newTestViewer(t, viewerEpisode(30, 40, 80))
+	count := func() (circles, lines, texts int, text string) {
+		for _, o := range v.marks.Objects {
+			switch o := o.(type) {
+			case *canvas.Circle:
+				circles++
+			case *canvas.Line:
+				lines++
+			case *canvas.Text:
+				texts++
+				text = o.Text
+			}
+		}
+		return
+	}
+	if c, l, _, _ := count(); c != 1 || l != 0 || !strings.Contains(v.info.Text, "click at (0.25, 0.50)") {
+		t.Fatalf("click: %d circles %d lines, %q", c, l, v.info.Text)
+	}
+	// The touch point sits at its fraction of the drawn frame (contain fit, centred).
+	origin, size := v.imageRect()
+	circle := v.marks.Objects[0].(*canvas.Circle)
+	cx := circle.Position().X + circle.Size().Width/2
+	if want := origin.X + 0.25*size.Width; cx < want-1 || cx > want+1 {
+		t.Fatalf("touch marker at x=%v, want %v", cx, want)
+	}
+	v.Seek(1)
+	if _, l, _, _ := count(); l != 1 || !strings.Contains(v.info.Text, "scroll at (0.50, 0.80) to (0.50, 0.20)") {
+		t.Fatalf("scroll: %d lines, %q", l, v.info.Text)
+	}
+	v.Seek(2)
+	if _, _, n, text := count(); n != 1 || !strings.Contains(text, "hello") {
+		t.Fatalf("type: %d texts %q", n, text)
+	}
+	v.Seek(6)
+	if !strings.Contains(v.info.Text, "reward +1") {
+		t.Fatalf("reward: %q", v.info.Text)
+	}
+	v.Seek(20)
+	if !strings.Contains(v.instr.Text, "second half") {
+		t.Fatalf("instruction: %q", v.instr.Text)
+	}
+}
+
+func TestFrameViewerTimeline(t *testing.T) {
+	v, _ := newTestViewer(t, viewerEpisode(30, 40, 80))
+	if got := len(v.timeline.instrAt); got != 1 { // one change to "second half" (the first steps have none)
+		t.Fatalf("instruction markers %d", got)
+	}
+	rewards := 0
+	for _, r := range v.timeline.rewards {
+		if r != 0 {
+			rewards++
+		}
+	}
+	if rewards != 4 {
+		t.Fatalf("reward markers %d", rewards)
+	}
+	test.TapAt(v.timeline, fyne.NewPos(v.timeline.Size().Width/2, 5))
+	if v.Index() < 13 || v.Index() > 16 {
+		t.Fatalf("tapping the middle of the timeline went to %d", v.Index())
+	}
+}
+
+func TestFrameViewerFilesAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.png")
+	os.WriteFile(path, encodePNG(frameOf(77, 10, 10)), 0o644)
+	e := &episode.Episode{Steps: []episode.Step{{Index: 0, ObservationRef: path}, {Index: 1, ObservationRef: filepath.Join(dir, "missing.png")}, {Index: 2}}}
+	v, _ := newTestViewer(t, e)
+	if shownRed(v) != 77 {
+		t.Fatalf("frame from file: %d", shownRed(v))
+	}
+	v.Seek(1)
+	v.Seek(2) // a step without a frame shows an empty frame, no panic
+	if v.Index() != 2 {
+		t.Fatal("could not step past missing frames")
+	}
+}
+
+func TestFrameViewerPlayback(t *testing.T) {
+	v, _ := newTestViewer(t, viewerEpisode(30, 8, 8))
+	v.speed = 8 // 40 steps a second
+	v.TogglePlay()
+	deadline := time.Now().Add(3 * time.Second)
+	for v.Index() < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	v.Pause()
+	if v.Index() < 3 || v.Playing() {
+		t.Fatalf("after playing: index %d, playing %v", v.Index(), v.Playing())
+	}
+}
+
+// BenchmarkFrameViewerStep steps through 1080x2400 frames the way a user holding the Right key
+// does: the next frame was prefetched while the current one was on show.
+func BenchmarkFrameViewerStep(b *testing.B) {
+	test.NewTempApp(b)
+	e := viewerEpisode(8, 1080, 2400)
+	v := NewFrameViewer()
+	w := test.NewWindow(v)
+	defer w.Close()
+	w.Resize(fyne.NewSize(600, 1000))
+	v.run = func(f func()) { f() } // prefetch completes before the next step, as it does at human pace
+	v.SetEpisode(e, nil)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		v.Seek((i + 1) % len(e.Steps))
+	}
+}
+
+// BenchmarkDecodeFrame1080x2400 is the cost a cache miss pays.
+func BenchmarkDecodeFrame1080x2400(b *testing.B) {
+	s := &episode.Step{Observation: encodePNG(frameOf(1, 1080, 2400))}
+	for b.Loop() {
+		if _, err := LoadStepFrame(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
