@@ -188,6 +188,19 @@ func (r reader) EpisodeID(ctx context.Context, key episode.Key) (int64, error) {
 	return id, err
 }
 
+// CountEpisodes counts the episodes a query selects (ignoring Limit and Offset).
+func (r reader) CountEpisodes(ctx context.Context, q episode.Query) (int, error) {
+	query := `SELECT count(*) FROM episodes`
+	var args []any
+	if q.Source != "" {
+		query += ` WHERE source = ?`
+		args = append(args, q.Source)
+	}
+	var n int
+	err := r.q.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
+}
+
 // Episodes lists episode summaries, newest first.
 func (r reader) Episodes(ctx context.Context, q episode.Query) ([]episode.Summary, error) {
 	query := `SELECT ` + summaryColumns + ` FROM episodes`

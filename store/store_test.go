@@ -283,6 +283,12 @@ func TestEpisodeRoundTripAndReplace(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].NumSteps != 1 || list[0].TotalReward != 0 {
 		t.Fatalf("summaries after replace: %+v %v", list, err)
 	}
+	if n, err := s.CountEpisodes(ctx, episode.Query{Source: episode.SourceOdyssey}); err != nil || n != 1 {
+		t.Fatalf("count: %d %v", n, err)
+	}
+	if n, _ := s.CountEpisodes(ctx, episode.Query{Source: "other"}); n != 0 {
+		t.Fatalf("count of another source: %d", n)
+	}
 	if _, err := s.Episode(ctx, 999); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing episode: %v", err)
 	}

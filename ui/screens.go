@@ -47,7 +47,7 @@ func screens() []*Screen {
 			View:  pending("Projects, participant sessions, bots and the results dashboard arrive with the Evaluation workspace.")},
 		{ID: ScreenExplorer, Title: "Explorer", Icon: theme.SearchIcon(),
 			Intro: "Browse every episode in the store by split; filter, search, and score model predictions.",
-			View:  pending("The episode table, filters, full-text search, statistics and scoring arrive with the Explorer workspace.")},
+			View:  explorerView},
 		{ID: ScreenSettings, Title: "Settings", Icon: theme.SettingsIcon(),
 			Intro: "Appearance and where your data lives.", View: settingsView},
 		{ID: ScreenAbout, Title: "About", Icon: theme.InfoIcon(),

@@ -24,6 +24,7 @@ type Store interface {
 	SaveEpisode(ctx context.Context, e *episode.Episode) error
 	Episode(ctx context.Context, id int64) (*episode.Episode, error)
 	Episodes(ctx context.Context, q episode.Query) ([]episode.Summary, error)
+	CountEpisodes(ctx context.Context, q episode.Query) (int, error)
 }
 
 // License is one third-party module linked into the binary and its licence.
