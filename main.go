@@ -4,9 +4,14 @@ package main
 
 import (
 	"os"
+	"runtime"
 
 	"github.com/agentdesk/agentdesk/app"
 )
+
+// OpenGL (the app's window and the offscreen renderer, also used by `gridworld bench --pov`)
+// must be driven from the process's main thread.
+func init() { runtime.LockOSThread() }
 
 func main() {
 	os.Exit(app.Main(os.Args[1:]))

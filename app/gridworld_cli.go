@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/engine/render"
 )
 
 func init() {
@@ -171,6 +172,8 @@ func gridworldBench(fs *flag.FlagSet) runFunc {
 	fs.StringVar(&cfg.ActionSpace, "action-space", "walking", "walking (Discrete(18)) or flying")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed for tasks and actions")
 	asJSON := fs.Bool("json", false, `print one JSON object {"steps_per_second", "resets_per_second", "intersection_us"}`)
+	pov := fs.Bool("pov", false, "render the 64x64 first-person pov observation on every step (OpenGL; needs a display or xvfb-run)")
+	povSize := fs.Int("pov-size", 64, "pov width and height in pixels, with --pov")
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
 			return usageErrorf("unexpected argument %q", args[0])
@@ -181,15 +184,28 @@ func gridworldBench(fs *flag.FlagSet) runFunc {
 		if cfg.ActionSpace != "walking" && cfg.ActionSpace != "flying" {
 			return usageErrorf("--action-space must be walking or flying, not %q", cfg.ActionSpace)
 		}
-		res, err := gridworld.RunBench(cfg)
+		var res gridworld.BenchResult
+		var err error
+		if *pov {
+			if *povSize < 8 || *povSize > 4096 {
+				return usageErrorf("--pov-size must be between 8 and 4096")
+			}
+			res, err = render.BenchPOV(cfg, *povSize, *povSize)
+		} else {
+			res, err = gridworld.RunBench(cfg)
+		}
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			return json.NewEncoder(e.stdout).Encode(res)
 		}
-		fmt.Fprintf(e.stdout, "gridworld bench: %d env(s), %d steps, %s actions, GOMAXPROCS %d\n",
-			cfg.Envs, cfg.Steps, cfg.ActionSpace, runtime.GOMAXPROCS(0))
+		povNote := "no pov"
+		if *pov {
+			povNote = fmt.Sprintf("%dx%d pov every step", *povSize, *povSize)
+		}
+		fmt.Fprintf(e.stdout, "gridworld bench: %d env(s), %d steps, %s actions, %s, GOMAXPROCS %d\n",
+			cfg.Envs, cfg.Steps, cfg.ActionSpace, povNote, runtime.GOMAXPROCS(0))
 		fmt.Fprintf(e.stdout, "  steps/s        %.0f\n", res.StepsPerSecond)
 		fmt.Fprintf(e.stdout, "  resets/s       %.0f\n", res.ResetsPerSecond)
 		fmt.Fprintf(e.stdout, "  intersection   %.3f us/call\n", res.IntersectionUS)

@@ -52,7 +52,9 @@ func runGUI(opts guiOptions) int {
 		}
 		return st, nil
 	}
+	world := &glWorld{}
 	deps := ui.Deps{
+		World:      world.get,
 		StorePath:  storePath,
 		DataFolder: dataFolder,
 		Version:    Version,
@@ -86,9 +88,13 @@ func runGUI(opts guiOptions) int {
 	w.Resize(ui.WindowSize(a.Preferences()))
 	w.SetCloseIntercept(func() {
 		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())
+		shell.Close()
 		w.Close()
 	})
+	// fyne terminates GLFW before the app's on-stopped hook: the renderer goes with the window.
+	w.SetOnClosed(world.close)
 	a.Lifecycle().SetOnStarted(func() {
+		world.start()
 		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)
 	})
 	w.ShowAndRun()

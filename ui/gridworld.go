@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -40,6 +41,7 @@ const replaySpeed1x = 5.0
 type gridworldWS struct {
 	shell    *Shell
 	renderer WorldRenderer
+	resolved bool   // Deps.World has given its final answer
 	glNote   string // why the 3D view fell back to the map, "" when it did not
 
 	env        *gridworld.Env
@@ -99,16 +101,9 @@ func gridworldView(s *Shell) fyne.CanvasObject {
 func newGridworldWS(s *Shell) *gridworldWS {
 	g := &gridworldWS{shell: s, space: spaceWalking, ghost: true, recording: true, orbit: DefaultOrbit, speed: 1}
 	g.renderer = MapRenderer{}
-	if s.deps.World != nil {
-		r, err := s.deps.World()
-		switch {
-		case err != nil:
-			g.glNote = fmt.Sprintf("3D view unavailable (%v); showing a top-down map instead.", err)
-		case r != nil:
-			g.renderer = r
-		}
-	} else {
+	if s.deps.World == nil {
 		g.glNote = "3D view unavailable in this build; showing a top-down map instead."
+		g.resolved = true
 	}
 	g.build()
 	g.selectTask("samples")
@@ -542,6 +537,32 @@ func (g *gridworldWS) currentView(w, h int) (WorldView, bool) {
 	return v, true
 }
 
+// ErrRendererNotReady is what Deps.World returns before the app runs; the workspace shows the
+// map meanwhile and asks again at the next frame.
+var ErrRendererNotReady = errors.New("the 3D renderer is not ready yet")
+
+// ensureRenderer asks Deps.World for the 3D renderer until it has a final answer.
+func (g *gridworldWS) ensureRenderer() {
+	if g.resolved {
+		return
+	}
+	r, err := g.shell.deps.World()
+	if errors.Is(err, ErrRendererNotReady) {
+		return
+	}
+	g.resolved = true
+	if err != nil || r == nil {
+		if err == nil {
+			err = errors.New("no renderer")
+		}
+		g.glNote = fmt.Sprintf("3D view unavailable (%v); showing a top-down map instead.", err)
+		g.setStatus(g.glNote)
+		return
+	}
+	g.renderer = r
+	g.renderPreview()
+}
+
 // render draws the view at the widget's size in device pixels. It runs only when something
 // changed (a step, a camera move, a resize), so an idle world costs nothing.
 func (g *gridworldWS) render() {
@@ -558,6 +579,7 @@ func (g *gridworldWS) render() {
 	if !ok {
 		return
 	}
+	g.ensureRenderer()
 	img, err := g.renderer.RenderWorld(v)
 	if err != nil {
 		g.setStatus("Rendering failed: " + err.Error())
@@ -573,6 +595,7 @@ func (g *gridworldWS) thumbnail() []byte {
 		return nil
 	}
 	v.FirstPerson, v.Target, v.ShowAgent = true, nil, false
+	g.ensureRenderer()
 	img, err := g.renderer.RenderWorld(v)
 	if err != nil {
 		return nil
@@ -593,6 +616,7 @@ func (g *gridworldWS) renderPreview() {
 	case g.env != nil && g.env.Task() != nil:
 		target = g.env.Task().Target
 	}
+	g.ensureRenderer()
 	img, err := g.renderer.RenderWorld(WorldView{Grid: target, Orbit: DefaultOrbit, Width: 320, Height: 240})
 	if err == nil {
 		g.preview.Image = img
@@ -603,7 +627,12 @@ func (g *gridworldWS) renderPreview() {
 func (g *gridworldWS) setStatus(s string) { g.status.SetText(s) }
 
 // saveRecording stores the episode played so far, if recording and anything was played.
-func (g *gridworldWS) saveRecording() {
+func (g *gridworldWS) saveRecording() { g.save(g.shell.deps.Run) }
+
+// saveRecordingNow is saveRecording waiting for the store, for shutting down.
+func (g *gridworldWS) saveRecordingNow() { g.save(func(f func()) { f() }) }
+
+func (g *gridworldWS) save(run func(func())) {
 	if g.rec == nil || g.rec.Len() == 0 || !g.recording {
 		return
 	}
@@ -614,7 +643,7 @@ func (g *gridworldWS) saveRecording() {
 		g.setStatus("Not saved: no store is open.")
 		return
 	}
-	g.shell.deps.Run(func() {
+	run(func() {
 		err := st.SaveEpisode(context.Background(), ep)
 		fyne.Do(func() {
 			if err != nil {

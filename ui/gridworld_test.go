@@ -144,6 +144,11 @@ func TestGridworldCameraGhostAndMouse(t *testing.T) {
 	// First person: dragging looks around with camera actions; clicks break and place.
 	g.firstPerson = true
 	g.view.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 30}})
+	w.Canvas().Unfocus()
+	test.Tap(g.view) // the first click only takes the keyboard focus
+	if g.env.StepCount() != 1 || w.Canvas().Focused() != g.view {
+		t.Fatalf("focusing click: %d steps, focused %v", g.env.StepCount(), w.Canvas().Focused())
+	}
 	test.Tap(g.view)
 	test.TapSecondary(g.view)
 	if g.env.StepCount() != 3 || !spy.last(t).FirstPerson {
@@ -153,7 +158,6 @@ func TestGridworldCameraGhostAndMouse(t *testing.T) {
 	if acts[0].Action.Kind != "yaw-right" || acts[1].Action.Kind != "break" || acts[2].Action.Kind != "place" {
 		t.Fatalf("mouse actions: %s %s %s", acts[0].Action.Kind, acts[1].Action.Kind, acts[2].Action.Kind)
 	}
-	_ = w
 }
 
 func TestGridworldRewardFlash(t *testing.T) {

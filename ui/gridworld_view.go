@@ -87,15 +87,22 @@ func (c *worldCanvas) TypedKey(ev *fyne.KeyEvent) {
 }
 
 // Tapped (left click) breaks the block in sight; TappedSecondary (right click) places one.
+// The click that gives the view the keyboard focus only does that.
 func (c *worldCanvas) Tapped(*fyne.PointEvent) {
-	c.focus()
+	if !c.focused {
+		c.focus()
+		return
+	}
 	if c.onClick != nil {
 		c.onClick(false)
 	}
 }
 
 func (c *worldCanvas) TappedSecondary(*fyne.PointEvent) {
-	c.focus()
+	if !c.focused {
+		c.focus()
+		return
+	}
 	if c.onClick != nil {
 		c.onClick(true)
 	}

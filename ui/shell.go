@@ -170,8 +170,20 @@ func (s *Shell) show(sc *Screen) {
 	s.intro.SetText(sc.Intro)
 	s.body.Objects = []fyne.CanvasObject{sc.View(s)}
 	s.body.Refresh()
-	if prefs := fyne.CurrentApp().Preferences(); prefs.String(prefLastScreen) != sc.ID {
+	if prefs := fyne.CurrentApp().Preferences(); prefs.StringWithFallback(prefLastScreen, ScreenHome) != sc.ID {
 		prefs.SetString(prefLastScreen, sc.ID)
+	}
+}
+
+// Close stops background work of the screens (replay and frame playback, agent runs); call it
+// before the window closes.
+func (s *Shell) Close() {
+	if g := s.gridworld; g != nil {
+		g.stopPlaying()
+		if g.agentCancel != nil {
+			g.agentCancel()
+		}
+		g.saveRecordingNow()
 	}
 }
 

@@ -29,8 +29,9 @@ type Orbit struct {
 	Azimuth, Elevation, Distance float64
 }
 
-// DefaultOrbit looks at the build zone from the front-right, slightly above.
-var DefaultOrbit = Orbit{Azimuth: 35, Elevation: 30, Distance: 19}
+// DefaultOrbit looks at the build zone from the front-right, slightly above (azimuth 0 puts
+// the camera on the +z side, 90 on the +x side).
+var DefaultOrbit = Orbit{Azimuth: 30, Elevation: 32, Distance: 16}
 
 // WorldRenderer draws a world view. The app provides the OpenGL one (engine/render); MapRenderer
 // is the fallback without OpenGL and the renderer of headless tests.
