@@ -95,6 +95,7 @@ func runGUI(opts guiOptions) int {
 	w.SetOnClosed(world.close)
 	a.Lifecycle().SetOnStarted(func() {
 		world.start()
+		shell.WorldReady()
 		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)
 	})
 	w.ShowAndRun()

@@ -248,6 +248,28 @@ func TestGridworldWithoutOpenGL(t *testing.T) {
 	}
 }
 
+func TestGridworldWaitsForTheRenderer(t *testing.T) {
+	test.NewTempApp(t)
+	spy := &spyRenderer{}
+	ready := false
+	world := func() (WorldRenderer, error) {
+		if !ready {
+			return nil, ErrRendererNotReady
+		}
+		return spy, nil
+	}
+	s, _ := newTestShell(t, Deps{World: world})
+	s.Show(ScreenGridworld)
+	if len(spy.views) != 0 || s.gridworld.glNote != "" {
+		t.Fatal("rendered or gave up before the renderer was ready")
+	}
+	ready = true
+	s.WorldReady() // the app has started: the view is drawn in 3D without any input
+	if len(spy.views) == 0 {
+		t.Fatal("the view was not drawn when the renderer became ready")
+	}
+}
+
 func TestGridworldDatasetTaskSource(t *testing.T) {
 	_, g, _, _ := openGridworld(t)
 	g.loadDataset("/nonexistent")

@@ -187,6 +187,15 @@ func (s *Shell) Close() {
 	}
 }
 
+// WorldReady tells the screens that Deps.World can now give its renderer (the app has
+// started), so an open Gridworld workspace draws its 3D view without waiting for input.
+func (s *Shell) WorldReady() {
+	if g := s.gridworld; g != nil {
+		g.ensureRenderer()
+		g.render()
+	}
+}
+
 // SetGridworldTask opens the Gridworld workspace on a task specification (see
 // gridworld.ResolveTaskSpec).
 func (s *Shell) SetGridworldTask(spec string) {

@@ -140,13 +140,16 @@ func New(opts Options) (r *Renderer, err error) {
 		return nil, ErrNoDisplay
 	}
 	r = &Renderer{opts: opts}
+	// The error returns below set the result r to nil before this cleanup runs: keep our own
+	// reference so that a half-made renderer (its window, its framebuffers) is destroyed.
+	self := r
 	initialised := false
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %v", ErrNoDisplay, p)
 		}
 		if err != nil {
-			r.destroy()
+			self.destroy()
 			if opts.OwnGLFW && initialised {
 				glfwRelease()
 			}
