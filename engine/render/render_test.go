@@ -322,3 +322,32 @@ func TestBenchPOV(t *testing.T) {
 	}
 	t.Logf("BenchPOV 64x64: %+v", res)
 }
+
+// TestNoOpenGL33 runs New in a child process whose Mesa offers only OpenGL 2.1 (enough for
+// fyne, not for the renderer): it must return an error and clean up, not crash.
+func TestNoOpenGL33(t *testing.T) {
+	if os.Getenv("RENDER_TEST_CHILD") == "nogl33" {
+		var r *Renderer
+		var err error
+		onMain(func() { r, err = New(Options{OwnGLFW: true}) })
+		if err == nil {
+			r.Close()
+			t.Skip("this OpenGL offers 3.3 despite the override")
+		}
+		t.Logf("New: %v", err)
+		return
+	}
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no display: run under xvfb-run")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoOpenGL33$", "-test.v")
+	cmd.Env = append(os.Environ(), "RENDER_TEST_CHILD=nogl33", "MESA_GL_VERSION_OVERRIDE=2.1", "MESA_GLSL_VERSION_OVERRIDE=120")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child crashed or failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "New: ") && !strings.Contains(string(out), "SKIP") {
+		t.Fatalf("child did not exercise New:\n%s", out)
+	}
+	t.Logf("%s", out)
+}
