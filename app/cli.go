@@ -57,6 +57,9 @@ type command struct {
 	setup func(fs *flag.FlagSet) runFunc
 	// sub are a group's commands.
 	sub []*command
+	// raw commands parse their own arguments (to match an original tool's argument syntax);
+	// setup is then called with an empty FlagSet and run gets every argument.
+	raw bool
 }
 
 type runFunc func(e *env, args []string) error
@@ -158,6 +161,15 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 	fs := flag.NewFlagSet("agentdesk "+strings.Join(path, " "), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	run := c.setup(fs)
+	if c.raw {
+		for _, a := range args[1:] {
+			if a == "-h" || a == "--help" {
+				printCommandUsage(e.stdout, c, path, fs)
+				return exitOK
+			}
+		}
+		return finish(run(e, args[1:]), e.stderr, c, path, fs)
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandUsage(e.stdout, c, path, fs)

@@ -9,6 +9,8 @@ import (
 	"runtime"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 )
 
 // StoreFileName is the default store's file name inside the data folder.
@@ -82,45 +84,7 @@ func SaveSettings(s Settings) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, append([]byte("# Agentdesk settings shared by the app and the command line.\n"), b...), 0o644)
-}
-
-// WriteFileAtomic replaces path with data so that readers see the old or the new content,
-// never a half-written file.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename itself durable
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.Write(path, append([]byte("# Agentdesk settings shared by the app and the command line.\n"), b...), 0o644)
 }
 
 // DefaultDataFolder is the platform's per-user data folder for Agentdesk.
