@@ -85,6 +85,13 @@ func runGUI(opts guiOptions) int {
 		shell.SetGridworldTask(opts.Task)
 	}
 	w.SetContent(shell.Content())
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
+		paths := make([]string, len(uris))
+		for i, u := range uris {
+			paths[i] = u.Path()
+		}
+		shell.OpenFiles(paths)
+	})
 	w.Resize(ui.WindowSize(a.Preferences()))
 	w.SetCloseIntercept(func() {
 		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())

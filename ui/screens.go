@@ -38,7 +38,7 @@ func screens() []*Screen {
 			View:  gridworldView},
 		{ID: ScreenDemonstrations, Title: "Demonstrations", Icon: theme.MediaVideoIcon(),
 			Intro: "Open Mobile-Env annotation pickles, scrub frames, and edit steps, instructions and rewards by pointing and clicking.",
-			View:  pending("The pickle browser, frame viewer and annotation editor arrive with the Demonstrations workspace.")},
+			View:  demonstrationsView},
 		{ID: ScreenTemplates, Title: "Templates", Icon: theme.DocumentIcon(),
 			Intro: "Design Mobile-Env task-definition templates, fill their configs and preview the multi-step task live.",
 			View:  pending("The template editor, config form, task composer and live preview arrive with the Templates workspace.")},

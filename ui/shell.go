@@ -5,7 +5,10 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -85,6 +88,8 @@ type Shell struct {
 	taskSources []TaskSource
 	// gridworld keeps the Gridworld workspace (and the game in it) across screen changes.
 	gridworld *gridworldWS
+	// demos keeps the Demonstrations workspace (the open file and its pending edits).
+	demos *demoWS
 }
 
 // NewShell builds the main window's content and shows the screen used last.
@@ -196,6 +201,28 @@ func (s *Shell) WorldReady() {
 	}
 }
 
+// OpenFiles opens files given on the command line or dropped on the window in the workspace
+// that handles them (annotation pickles: Demonstrations). It reports what it could not open.
+func (s *Shell) OpenFiles(paths []string) error {
+	var errs []error
+	for _, p := range paths {
+		switch ext := strings.ToLower(filepath.Ext(p)); ext {
+		case ".pkl", ".pickle", ".old":
+			s.Show(ScreenDemonstrations)
+			if err := s.demos.Open(p); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", p, err))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("%s: Agentdesk does not know what to do with %q files", p, ext))
+		}
+	}
+	err := errors.Join(errs...)
+	if err != nil && s.win != nil {
+		dialog.ShowError(err, s.win)
+	}
+	return err
+}
+
 // SetGridworldTask opens the Gridworld workspace on a task specification (see
 // gridworld.ResolveTaskSpec).
 func (s *Shell) SetGridworldTask(spec string) {
@@ -205,7 +232,7 @@ func (s *Shell) SetGridworldTask(spec string) {
 
 // Reload rebuilds the screen on show, after the store changed.
 func (s *Shell) Reload() {
-	s.gridworld = nil
+	s.gridworld, s.demos = nil, nil
 	if s.current != nil {
 		s.show(s.current)
 	}

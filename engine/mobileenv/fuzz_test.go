@@ -1,0 +1,98 @@
+package mobileenv
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Seed corpora live in testdata/fuzz/<FuzzName>/ (go test's format); the conformance pickles
+// and task definitions are added as seeds too.
+
+func FuzzDecodePickle(f *testing.F) {
+	for _, p := range []string{"pickles/inputs/synthetic_documented.pkl", "pickles/reader/synthetic_documented.protocol2.pkl",
+		"pickles/reader/synthetic_documented.protocol5.pkl", "pickles/inputs/web-dumps/anno.3.pkl"} {
+		if b, err := os.ReadFile(filepath.Join(areaDir(f), p)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x80\x02cposix\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03."))
+	f.Add([]byte("\x80\x04\x8e\x00\x00\x00\x80\x02\x00\x00\x00abc"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ps, err := DecodeAll("fuzz", data)
+		if err != nil {
+			return
+		}
+		// whatever decodes must encode, and re-decode to the same canonical JSON
+		for _, p := range ps {
+			j1, err := CanonicalJSON(p.Value)
+			if err != nil {
+				return // e.g. non-string dict keys have no JSON form
+			}
+			b, err := Encode(p.Value)
+			if err != nil {
+				continue // values we read but do not write (none today)
+			}
+			v, err := Decode(b)
+			if err != nil {
+				t.Fatalf("re-decode of our own output: %v", err)
+			}
+			j2, _ := CanonicalJSON(v)
+			if !bytes.Equal(j1, j2) {
+				t.Fatalf("round trip changed the value:\n%s\n%s", j1, j2)
+			}
+		}
+	})
+}
+
+func FuzzParseModifiers(f *testing.F) {
+	for _, s := range []string{"0:delete:1:3", "1:rewardize:2:0.5", "-1:remove", "0:instructionize:0:0,0:auto_instructionize", "", ":", "0:rewardize:1:1_0.5e-3", " 1 :delete: -1 :+2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		mods, err := ParseModifiers(s)
+		if err != nil {
+			return
+		}
+		// formatting and re-parsing gives the same typed modifiers
+		again, err := ParseModifiers(FormatModifiers(mods))
+		if err != nil {
+			t.Fatalf("%q → %q: %v", s, FormatModifiers(mods), err)
+		}
+		for i := range mods {
+			a, b := mods[i], again[i]
+			if a.Traj != b.Traj || a.Name != b.Name || a.A != b.A || a.B != b.B || (a.Delta != b.Delta && a.Delta == a.Delta) {
+				t.Fatalf("%q: %+v != %+v", s, a, b)
+			}
+		}
+		// applying never panics
+		trajs := &List{}
+		for i := 0; i < 3; i++ {
+			l := &List{}
+			for j := 0; j < 4; j++ {
+				d := &Dict{}
+				d.Set("reward", int64(j))
+				l.Items = append(l.Items, d)
+			}
+			trajs.Items = append(trajs.Items, l)
+		}
+		_ = ApplyModifiers(trajs, mods, []any{NewStr("a"), &List{Items: []any{NewStr("b")}}})
+	})
+}
+
+func FuzzParseTextproto(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join(areaDir(f), "pickles/inputs/textprotos/demo_task.textproto")); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`id: "a\x41\101\(\u00E9" vocabulary: ["x", 'y' "z"] event_slots { instruction_listener: < events: [{event: {events {id: 1} transformation: "y = ['a']"}}] > }`))
+	f.Add([]byte("a: 1.5e3 b: -inf c: ENUM # comment\n d {}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseTextproto("fuzz", data)
+		if err != nil {
+			return
+		}
+		td := &TaskDef{ID: m.String("id"), Vocabulary: m.Strings("vocabulary"), Msg: m}
+		_, _ = td.InstructionOptions() // evaluates transformations: must not panic
+	})
+}

@@ -1,0 +1,596 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/mobileenv"
+)
+
+const prefDefDir = "demonstrations.definitionsFolder"
+
+// demoWS is the Demonstrations workspace: a Mobile-Env annotation file's trajectories, the
+// frame viewer, and editing by pointing and clicking. Edits are kept as a list of pending edits
+// in the original file's coordinates (undo pops one, redo pushes it back); what is on show is the
+// file with the pending edits applied; saving runs the same edit as `agentdesk pickle edit` with
+// the equivalent modifier string, so work done by mouse can be scripted.
+type demoWS struct {
+	shell *Shell
+
+	path     string
+	data     []byte          // the file as opened
+	orig     *mobileenv.File // parsed as opened
+	cur      *mobileenv.File // with the pending edits applied
+	trajLens []int           // record counts of the original trajectories
+	pending  []mobileenv.PendingEdit
+	redo     []mobileenv.PendingEdit
+	defDir   string
+	options  []any
+	labels   []string // instruction options as text
+
+	// curTraj[i] is the original index of shown trajectory i; curRec[i][j] the original index
+	// of its record j.
+	curTraj []int
+	curRec  [][]int
+	sel     int // selected trajectory (shown index)
+	markA   int
+
+	trajList  *widget.List
+	viewer    *FrameViewer
+	fileLabel *widget.Label
+	modLabel  *widget.Entry
+	status    *widget.Label
+	instr     *widget.Select
+	reward    *widget.Entry
+	rangeL    *widget.Label
+	buttons   map[string]*widget.Button
+	content   fyne.CanvasObject
+}
+
+func demonstrationsView(s *Shell) fyne.CanvasObject {
+	if s.demos == nil {
+		s.demos = newDemoWS(s)
+	}
+	return s.demos.content
+}
+
+func newDemoWS(s *Shell) *demoWS {
+	d := &demoWS{shell: s, sel: -1, buttons: map[string]*widget.Button{}}
+	d.defDir = fyne.CurrentApp().Preferences().String(prefDefDir)
+	d.fileLabel = widget.NewLabel("Open a Mobile-Env annotation pickle (File dialog, or drop it on the window).")
+	d.fileLabel.Wrapping = fyne.TextWrapWord
+	d.status = widget.NewLabel("")
+	d.status.Wrapping = fyne.TextWrapWord
+	d.modLabel = widget.NewEntry()
+	d.modLabel.SetPlaceHolder("the equivalent modifier string appears here")
+	d.viewer = NewFrameViewer()
+	d.viewer.OnStep(func(int) { d.refreshStepControls() })
+
+	d.trajList = widget.NewList(
+		func() int { return len(d.curTraj) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("#00 · task name long enough · 000 steps · reward 0.0")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(d.trajLine(i)) },
+	)
+	d.trajList.OnSelected = func(i widget.ListItemID) { d.selectTraj(i) }
+
+	btn := func(key, label string, icon fyne.Resource, f func()) *widget.Button {
+		b := widget.NewButtonWithIcon(label, icon, f)
+		d.buttons[key] = b
+		return b
+	}
+	open := btn("open", "Open…", theme.FolderOpenIcon(), d.openDialog)
+	defs := btn("defs", "Task definitions…", theme.FolderIcon(), d.chooseDefDir)
+	importB := btn("import", "Import into store", theme.DownloadIcon(), func() { d.importAll() })
+	undo := btn("undo", "Undo", theme.ContentUndoIcon(), d.undo)
+	redo := btn("redo", "Redo", theme.ContentRedoIcon(), d.redoOne)
+	save := btn("save", "Save", theme.DocumentSaveIcon(), func() { d.save(d.path) })
+	saveAs := btn("saveas", "Save as…", theme.DocumentSaveIcon(), d.saveAsDialog)
+	removeT := btn("remove", "Remove trajectory", theme.DeleteIcon(), func() { d.removeTrajectory() })
+
+	d.rangeL = widget.NewLabel("")
+	markA := btn("mark", "Mark start", theme.MediaRecordIcon(), func() {
+		d.markA = d.viewer.Index()
+		d.refreshStepControls()
+	})
+	del := btn("delete", "Delete steps", theme.ContentCutIcon(), func() { d.deleteRange() })
+	d.instr = widget.NewSelect(nil, func(string) {})
+	d.instr.PlaceHolder = "instruction options"
+	setInstr := btn("instr", "Set instruction", theme.ConfirmIcon(), func() { d.setInstruction(d.instr.SelectedIndex()) })
+	clearInstr := btn("clearinstr", "Clear instruction", theme.ContentClearIcon(), func() { d.setInstruction(-1) })
+	d.reward = widget.NewEntry()
+	d.reward.SetPlaceHolder("reward")
+	setReward := btn("reward", "Set reward", theme.ConfirmIcon(), func() { d.setReward(d.reward.Text) })
+
+	top := container.NewVBox(
+		container.NewHBox(open, defs, importB, widget.NewSeparator(), undo, redo, save, saveAs),
+		d.fileLabel)
+	editBar := container.NewVBox(
+		container.NewHBox(markA, d.rangeL, del, removeT),
+		container.NewBorder(nil, nil, nil, container.NewHBox(setInstr, clearInstr), d.instr),
+		container.NewBorder(nil, nil, nil, setReward, d.reward),
+		container.NewBorder(nil, nil, widget.NewLabel("Modifiers"), nil, d.modLabel),
+		d.status)
+	left := container.NewBorder(widget.NewLabelWithStyle("Trajectories", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.trajList)
+	right := container.NewBorder(nil, editBar, nil, nil, d.viewer)
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.28
+	d.content = container.NewBorder(top, nil, nil, nil, split)
+	d.refreshButtons()
+	return d
+}
+
+// Open loads an annotation file.
+func (d *demoWS) Open(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		d.setStatus(err.Error())
+		return err
+	}
+	f, err := mobileenv.Parse(path, data)
+	if err != nil {
+		d.setStatus("Cannot open: " + err.Error())
+		return err
+	}
+	d.path, d.data, d.orig, d.cur = path, data, f, f
+	d.pending, d.redo, d.sel, d.markA = nil, nil, -1, 0
+	d.trajLens = make([]int, len(f.Trajectories))
+	for i, t := range f.Trajectories {
+		d.trajLens[i] = len(t.Items)
+	}
+	d.loadOptions()
+	if st, ok := d.shell.deps.Store.(interface {
+		TouchRecent(ctx context.Context, path, kind string) error
+	}); ok {
+		st.TouchRecent(context.Background(), path, "pickle")
+	}
+	d.rebuild()
+	d.setStatus(fmt.Sprintf("Opened %s: %s file, %s.", filepath.Base(path), f.Kind, plural(len(f.Trajectories), "trajectory")))
+	return nil
+}
+
+// loadOptions reads the instruction options from the task definition of the file.
+func (d *demoWS) loadOptions() {
+	d.options, d.labels = nil, nil
+	if d.orig == nil || d.defDir == "" {
+		d.instr.Options = nil
+		d.instr.Refresh()
+		return
+	}
+	td, err := mobileenv.ReadTaskDef(filepath.Join(d.defDir, d.orig.DefinitionID()+".textproto"))
+	if err == nil {
+		d.options, err = td.InstructionOptions()
+	}
+	if err != nil {
+		d.setStatus("No instruction options: " + err.Error())
+	}
+	for i, o := range d.options {
+		d.labels = append(d.labels, fmt.Sprintf("%d: %s", i, mobileenv.InstructionText(o)))
+	}
+	d.instr.Options = d.labels
+	d.instr.ClearSelected()
+	d.instr.Refresh()
+}
+
+// rebuild applies the pending edits to the file as opened and refreshes the view.
+func (d *demoWS) rebuild() error {
+	if d.orig == nil {
+		return nil
+	}
+	cur := d.orig
+	if len(d.pending) > 0 {
+		mods, err := d.Modifiers()
+		if err != nil {
+			return err
+		}
+		f, err := mobileenv.Parse(d.path, d.data) // a private copy to edit
+		if err != nil {
+			return err
+		}
+		parsed, err := mobileenv.ParseModifiers(mods)
+		if err != nil {
+			return err
+		}
+		if err := mobileenv.ApplyModifiers(trajectoriesOf(f), parsed, d.options); err != nil {
+			return err
+		}
+		data, err := mobileenv.Encode(f.Root)
+		if err != nil {
+			return err
+		}
+		if cur, err = mobileenv.Parse(d.path, data); err != nil {
+			return err
+		}
+	}
+	d.cur = cur
+	d.mapIndices()
+	mods, _ := d.Modifiers()
+	d.modLabel.SetText(mods)
+	unsaved := ""
+	if len(d.pending) > 0 {
+		unsaved = fmt.Sprintf(" · ● %s not saved", plural(len(d.pending), "edit"))
+	}
+	d.fileLabel.SetText(fmt.Sprintf("%s (%s, %d bytes)%s", d.path, d.cur.Kind, len(d.data), unsaved))
+	d.trajList.Refresh()
+	at := d.viewer.Index()
+	if d.sel < 0 { // a file just opened starts at its first step
+		at = 0
+	}
+	if sel := min(max(d.sel, 0), len(d.curTraj)-1); sel >= 0 {
+		d.showTraj(sel, at)
+		d.trajList.Select(sel)
+	} else {
+		d.sel = -1
+	}
+	d.refreshButtons()
+	return nil
+}
+
+func trajectoriesOf(f *mobileenv.File) *mobileenv.List {
+	tl, _ := f.Root.(*mobileenv.Dict).Get("trajectories")
+	l, _ := tl.(*mobileenv.List)
+	return l
+}
+
+// mapIndices works out which original trajectory and record each shown one is.
+func (d *demoWS) mapIndices() {
+	alive := make([]bool, len(d.trajLens))
+	recs := make([][]int, len(d.trajLens))
+	for t, n := range d.trajLens {
+		alive[t] = true
+		for r := 0; r < n; r++ {
+			recs[t] = append(recs[t], r)
+		}
+	}
+	for _, e := range d.pending {
+		switch e.Op {
+		case "remove":
+			alive[e.Traj] = false
+		case "delete":
+			kept := recs[e.Traj][:0:0]
+			for _, r := range recs[e.Traj] {
+				if r < e.Start || r >= e.End {
+					kept = append(kept, r)
+				}
+			}
+			recs[e.Traj] = kept
+		}
+	}
+	d.curTraj, d.curRec = nil, nil
+	for t := range alive {
+		if alive[t] {
+			d.curTraj = append(d.curTraj, t)
+			d.curRec = append(d.curRec, recs[t])
+		}
+	}
+}
+
+func (d *demoWS) trajLine(i int) string {
+	if d.cur == nil || i >= len(d.cur.Trajectories) {
+		return ""
+	}
+	sum := d.cur.Summary()
+	if i >= len(sum.Trajectories) {
+		return ""
+	}
+	t := sum.Trajectories[i]
+	name := t.Task
+	if name == "" {
+		name = t.TaskID
+	}
+	return fmt.Sprintf("#%d · %s · %d steps · reward %.3g", d.curTraj[i], name, t.Records, t.TotalReward)
+}
+
+// selectTraj is the list's selection: it shows another trajectory from its first step.
+func (d *demoWS) selectTraj(i int) {
+	if i != d.sel {
+		d.markA = 0
+		d.showTraj(i, 0)
+	}
+}
+
+// showTraj shows shown-trajectory i at step index at (clamped).
+func (d *demoWS) showTraj(i, at int) {
+	if d.cur == nil || i < 0 || i >= len(d.cur.Trajectories) {
+		return
+	}
+	d.sel = i
+	ep, err := d.cur.Episode(i, mobileenv.EpisodeOptions{})
+	if err != nil {
+		d.setStatus(err.Error())
+		return
+	}
+	f := d.cur
+	d.viewer.SetEpisode(&ep, func(step *episode.Step) (image.Image, error) { return f.StepImage(i, step.Index) })
+	if at > 0 {
+		d.viewer.Seek(at)
+	}
+	d.markA = min(d.markA, max(d.viewer.Len()-1, 0))
+	d.refreshStepControls()
+}
+
+func (d *demoWS) refreshStepControls() {
+	if d.cur == nil || d.sel < 0 || d.viewer.Len() == 0 {
+		d.rangeL.SetText("")
+		return
+	}
+	a, b := min(d.markA, d.viewer.Index()), max(d.markA, d.viewer.Index())
+	d.rangeL.SetText(fmt.Sprintf("steps %d–%d", a+1, b+1))
+	step := d.viewer.ep.Steps[d.viewer.Index()]
+	d.reward.SetText(strconv.FormatFloat(step.Reward, 'g', -1, 64))
+	// instructionize with -1 deletes the record's own instruction; on a record without one it
+	// would set the last option (the original's Python indexing), so clearing is offered only
+	// where there is something to clear.
+	if d.recordHasInstruction() {
+		d.buttons["clearinstr"].Enable()
+	} else {
+		d.buttons["clearinstr"].Disable()
+	}
+}
+
+func (d *demoWS) recordHasInstruction() bool {
+	if d.cur == nil || d.sel < 0 || d.viewer.Len() == 0 {
+		return false
+	}
+	rec, err := d.cur.Record(d.sel, d.viewer.Index())
+	return err == nil && rec.Has("instruction")
+}
+
+func (d *demoWS) refreshButtons() {
+	has := d.cur != nil && len(d.curTraj) > 0
+	resaved := d.orig != nil && d.orig.Kind == mobileenv.KindResaved
+	set := func(key string, on bool) {
+		if on {
+			d.buttons[key].Enable()
+		} else {
+			d.buttons[key].Disable()
+		}
+	}
+	for _, k := range []string{"mark", "delete", "remove", "reward"} {
+		set(k, has && resaved)
+	}
+	set("instr", has && resaved && len(d.options) > 0)
+	set("clearinstr", has && resaved && d.recordHasInstruction())
+	set("undo", len(d.pending) > 0)
+	set("redo", len(d.redo) > 0)
+	set("save", len(d.pending) > 0)
+	set("saveas", d.orig != nil && resaved)
+	set("import", has)
+}
+
+// edit adds a pending edit (in shown coordinates, converted here) and rebuilds; a rejected edit
+// is taken back.
+func (d *demoWS) edit(e mobileenv.PendingEdit) error {
+	d.pending = append(d.pending, e)
+	if err := d.rebuild(); err != nil {
+		d.pending = d.pending[:len(d.pending)-1]
+		d.rebuild()
+		d.setStatus("Edit refused: " + err.Error())
+		return err
+	}
+	d.redo = nil
+	d.setStatus(fmt.Sprintf("%s: %s", e.Op, d.modLabel.Text))
+	return nil
+}
+
+func (d *demoWS) current() (traj, rec int, ok bool) {
+	if d.cur == nil || d.sel < 0 || d.sel >= len(d.curTraj) || d.viewer.Len() == 0 {
+		return 0, 0, false
+	}
+	return d.curTraj[d.sel], d.curRec[d.sel][d.viewer.Index()], true
+}
+
+func (d *demoWS) deleteRange() error {
+	if d.cur == nil || d.sel < 0 {
+		return errors.New("no trajectory selected")
+	}
+	a, b := min(d.markA, d.viewer.Index()), max(d.markA, d.viewer.Index())
+	recs := d.curRec[d.sel]
+	// Contiguous runs of original records, deleted from the last so indices stay valid.
+	var err error
+	for j := b; j >= a && err == nil; {
+		end := recs[j] + 1
+		k := j
+		for k > a && recs[k-1] == recs[k]-1 {
+			k--
+		}
+		err = d.edit(mobileenv.PendingEdit{Op: "delete", Traj: d.curTraj[d.sel], Start: recs[k], End: end})
+		j = k - 1
+	}
+	d.markA = min(a, max(d.viewer.Len()-1, 0))
+	return err
+}
+
+func (d *demoWS) setInstruction(option int) error {
+	t, r, ok := d.current()
+	if !ok {
+		return errors.New("no step selected")
+	}
+	if option == -1 && !d.recordHasInstruction() {
+		d.setStatus("This step has no instruction of its own to clear.")
+		return errors.New("nothing to clear")
+	}
+	if option < -1 || option >= len(d.options) {
+		d.setStatus("Choose one of the task definition's instruction options first.")
+		return errors.New("no instruction option chosen")
+	}
+	return d.edit(mobileenv.PendingEdit{Op: "instructionize", Traj: t, Start: r, Option: option})
+}
+
+func (d *demoWS) setReward(text string) error {
+	t, r, ok := d.current()
+	if !ok {
+		return errors.New("no step selected")
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil {
+		d.setStatus("The reward must be a number.")
+		return err
+	}
+	delta := v - d.viewer.ep.Steps[d.viewer.Index()].Reward
+	if delta == 0 {
+		return nil
+	}
+	return d.edit(mobileenv.PendingEdit{Op: "rewardize", Traj: t, Start: r, Delta: delta})
+}
+
+func (d *demoWS) removeTrajectory() error {
+	if d.cur == nil || d.sel < 0 {
+		return errors.New("no trajectory selected")
+	}
+	return d.edit(mobileenv.PendingEdit{Op: "remove", Traj: d.curTraj[d.sel]})
+}
+
+func (d *demoWS) undo() {
+	if len(d.pending) == 0 {
+		return
+	}
+	last := d.pending[len(d.pending)-1]
+	d.pending = d.pending[:len(d.pending)-1]
+	d.redo = append(d.redo, last)
+	d.rebuild()
+	d.setStatus("Undone: " + last.Op)
+}
+
+func (d *demoWS) redoOne() {
+	if len(d.redo) == 0 {
+		return
+	}
+	e := d.redo[len(d.redo)-1]
+	redo := d.redo[:len(d.redo)-1]
+	if d.edit(e) == nil {
+		d.redo = redo
+	}
+}
+
+// Modifiers is the modifier string equivalent to the pending edits.
+func (d *demoWS) Modifiers() (string, error) {
+	return mobileenv.ModifiersFor(d.pending, d.trajLens)
+}
+
+// save writes the edits to path: path == the file opened saves in place (the previous version
+// kept as .old); another path gets a copy of the opened file with the edits applied.
+func (d *demoWS) save(path string) error {
+	if d.orig == nil {
+		return errors.New("nothing open")
+	}
+	mods, err := d.Modifiers()
+	if err != nil {
+		d.setStatus("Cannot save: " + err.Error())
+		return err
+	}
+	if path != d.path {
+		if err := mobileenv.WriteFileAtomic(path, d.data); err != nil {
+			d.setStatus("Cannot save: " + err.Error())
+			return err
+		}
+	}
+	if mods != "" {
+		if err := mobileenv.Edit(path, mods, d.defDir, mobileenv.EditOptions{}); err != nil {
+			d.setStatus("Cannot save: " + err.Error())
+			return err
+		}
+	}
+	if err := d.Open(path); err != nil {
+		return err
+	}
+	d.setStatus(fmt.Sprintf("Saved %s (modifiers %q; the previous version is kept as %s.old).", filepath.Base(path), mods, filepath.Base(path)))
+	return nil
+}
+
+// importAll stores every trajectory (as shown, with pending edits) as an episode.
+func (d *demoWS) importAll() error {
+	st := d.shell.deps.Store
+	if d.cur == nil || st == nil {
+		return errors.New("nothing to import")
+	}
+	f, path := d.cur, d.path
+	n := len(f.Trajectories)
+	d.setStatus(fmt.Sprintf("Importing %s…", plural(n, "trajectory")))
+	var err error
+	d.shell.deps.Run(func() {
+		for i := 0; i < n && err == nil; i++ {
+			var ep episode.Episode
+			if ep, err = f.Episode(i, mobileenv.EpisodeOptions{EncodePNG: true}); err == nil {
+				ep.ExternalID = mobileenv.ExternalID(path, d.curTraj[i])
+				err = st.SaveEpisode(context.Background(), &ep)
+			}
+		}
+		fyne.Do(func() {
+			if err != nil {
+				d.setStatus("Import failed: " + err.Error())
+				return
+			}
+			d.setStatus(fmt.Sprintf("Imported %s into the store; they are in the Explorer.", plural(n, "trajectory")))
+		})
+	})
+	return err
+}
+
+func (d *demoWS) setStatus(s string) { d.status.SetText(s) }
+
+func (d *demoWS) openDialog() {
+	if d.shell.win == nil {
+		return
+	}
+	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		r.Close()
+		d.Open(r.URI().Path())
+	}, d.shell.win)
+	fd.SetFilter(storage.NewExtensionFileFilter([]string{".pkl", ".pickle", ".pkl.old"}))
+	fd.Show()
+}
+
+func (d *demoWS) saveAsDialog() {
+	if d.shell.win == nil || d.orig == nil {
+		return
+	}
+	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			return
+		}
+		w.Close()
+		d.save(w.URI().Path())
+	}, d.shell.win)
+	fd.SetFileName(strings.TrimSuffix(filepath.Base(d.path), ".pkl") + "-edited.pkl")
+	fd.Show()
+}
+
+func (d *demoWS) chooseDefDir() {
+	if d.shell.win == nil {
+		return
+	}
+	dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+		if err != nil || l == nil {
+			return
+		}
+		d.setDefDir(l.Path())
+	}, d.shell.win)
+}
+
+func (d *demoWS) setDefDir(dir string) {
+	d.defDir = dir
+	fyne.CurrentApp().Preferences().SetString(prefDefDir, dir)
+	d.loadOptions()
+	d.refreshButtons()
+}

@@ -1,0 +1,186 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+)
+
+const mobileenvVectors = "../testdata/conformance/mobileenv/pickles"
+
+// openDemo copies a conformance pickle to demo_task.pkl in a temp folder (with the task
+// definitions) and opens it in the Demonstrations workspace.
+func openDemo(t *testing.T, input string) (*Shell, *demoWS, string) {
+	t.Helper()
+	test.NewTempApp(t)
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(mobileenvVectors, input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "demo_task.pkl")
+	os.WriteFile(path, data, 0o644)
+	defs := filepath.Join(dir, "textprotos")
+	os.MkdirAll(defs, 0o755)
+	entries, _ := os.ReadDir(filepath.Join(mobileenvVectors, "inputs", "textprotos"))
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(mobileenvVectors, "inputs", "textprotos", e.Name()))
+		os.WriteFile(filepath.Join(defs, e.Name()), b, 0o644)
+	}
+	st := seededStore(t)
+	s, _ := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
+	s.Show(ScreenDemonstrations)
+	d := s.demos
+	d.setDefDir(defs)
+	if err := d.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	return s, d, path
+}
+
+func TestDemonstrationsOpenAndBrowse(t *testing.T) {
+	_, d, _ := openDemo(t, "inputs/synthetic_documented.pkl")
+	if len(d.curTraj) != 2 || d.viewer.Len() != 5 {
+		t.Fatalf("trajectories %d, steps on show %d", len(d.curTraj), d.viewer.Len())
+	}
+	if !strings.Contains(d.trajLine(1), "4 steps") {
+		t.Fatalf("trajectory line %q", d.trajLine(1))
+	}
+	if len(d.labels) == 0 || d.buttons["instr"].Disabled() { // options from textprotos/demo_task.textproto
+		t.Fatal("no instruction options read from the task definition")
+	}
+	d.viewer.Seek(2)
+	if d.viewer.image.Image.Bounds().Dx() != 6 { // 8x6x3 observations: 6 wide
+		t.Fatalf("frame %v", d.viewer.image.Image.Bounds())
+	}
+}
+
+func TestDemonstrationsEditsMatchTheOriginalTool(t *testing.T) {
+	_, d, path := openDemo(t, "inputs/synthetic_documented.pkl")
+	// Select steps 2..3 (records 1 and 2) of trajectory 0 and delete them: ed01's "0:delete:1:3".
+	d.trajList.Select(0)
+	d.viewer.Seek(1)
+	d.buttons["mark"].OnTapped()
+	d.viewer.Seek(2)
+	if err := d.deleteRange(); err != nil {
+		t.Fatal(err)
+	}
+	if d.modLabel.Text != "0:delete:1:3" || d.viewer.Len() != 3 {
+		t.Fatalf("modifiers %q, steps %d", d.modLabel.Text, d.viewer.Len())
+	}
+	if !strings.Contains(d.fileLabel.Text, "not saved") {
+		t.Fatalf("unsaved changes not marked: %q", d.fileLabel.Text)
+	}
+	if err := d.save(path); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(mobileenvVectors, "edit", "ed01_delete_range", "expected", "expected_output.pkl"))
+	got, _ := os.ReadFile(path)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("saved file (%d bytes) differs from the original tool's output (%d bytes)", len(got), len(want))
+	}
+	orig, _ := os.ReadFile(filepath.Join(mobileenvVectors, "inputs", "synthetic_documented.pkl"))
+	if old, err := os.ReadFile(path + ".old"); err != nil || !bytes.Equal(old, orig) {
+		t.Fatal("the previous version was not kept as .old")
+	}
+	if len(d.pending) != 0 || strings.Contains(d.fileLabel.Text, "not saved") {
+		t.Fatal("still marked unsaved after saving")
+	}
+}
+
+func TestDemonstrationsRewardInstructionUndoRedo(t *testing.T) {
+	_, d, path := openDemo(t, "inputs/synthetic_documented.pkl")
+	d.trajList.Select(1)
+	d.viewer.Seek(2)
+	before := d.viewer.ep.Steps[2].Reward
+	if err := d.setReward("2.5"); err != nil {
+		t.Fatal(err)
+	}
+	if d.viewer.ep.Steps[2].Reward != 2.5 || !strings.HasPrefix(d.modLabel.Text, "1:rewardize:2:") {
+		t.Fatalf("reward %v (was %v), modifiers %q", d.viewer.ep.Steps[2].Reward, before, d.modLabel.Text)
+	}
+	d.trajList.Select(0)
+	d.viewer.Seek(2)
+	if err := d.setInstruction(0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(d.modLabel.Text, "0:instructionize:2:0") {
+		t.Fatalf("modifiers %q", d.modLabel.Text)
+	}
+	if err := d.setInstruction(99); err == nil {
+		t.Fatal("an out-of-range option was accepted")
+	}
+	d.undo()
+	if len(d.pending) != 1 || d.buttons["redo"].Disabled() {
+		t.Fatalf("after undo: %d pending", len(d.pending))
+	}
+	d.redoOne()
+	if len(d.pending) != 2 {
+		t.Fatalf("after redo: %d pending", len(d.pending))
+	}
+	// Save as: the opened file stays as it was.
+	out := filepath.Join(filepath.Dir(path), "edited.pkl")
+	if err := d.save(out); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(filepath.Join(mobileenvVectors, "inputs", "synthetic_documented.pkl"))
+	if cur, _ := os.ReadFile(path); !bytes.Equal(cur, orig) {
+		t.Fatal("save as changed the opened file")
+	}
+	if d.path != out || len(d.pending) != 0 {
+		t.Fatalf("after save as: path %s, pending %d", d.path, len(d.pending))
+	}
+}
+
+func TestDemonstrationsRemoveAndImport(t *testing.T) {
+	s, d, _ := openDemo(t, "inputs/synthetic_documented.pkl")
+	d.trajList.Select(0)
+	if err := d.removeTrajectory(); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.curTraj) != 1 || d.curTraj[0] != 1 || d.modLabel.Text != "0:remove" {
+		t.Fatalf("after remove: %v %q", d.curTraj, d.modLabel.Text)
+	}
+	if err := d.importAll(); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.deps.Store.Episodes(context.Background(), episode.Query{Source: episode.SourceMobileEnv})
+	if err != nil || len(list) != 2 { // 1 seeded + 1 imported
+		t.Fatalf("mobileenv episodes %+v %v", list, err)
+	}
+	var imported *episode.Summary
+	for i := range list {
+		if strings.HasSuffix(list[i].ExternalID, "#1") {
+			imported = &list[i]
+		}
+	}
+	if imported == nil || imported.NumSteps != 4 {
+		t.Fatalf("imported %+v", list)
+	}
+	e, _ := s.deps.Store.Episode(context.Background(), imported.ID)
+	if _, err := LoadStepFrame(&e.Steps[0]); err != nil {
+		t.Fatalf("imported frames do not decode: %v", err)
+	}
+}
+
+func TestDemonstrationsBadFiles(t *testing.T) {
+	s, d, _ := openDemo(t, "inputs/synthetic_documented.pkl")
+	bad := filepath.Join(t.TempDir(), "broken.pkl")
+	os.WriteFile(bad, []byte("\x80\x04\x95garbage"), 0o644)
+	if err := d.Open(bad); err == nil || !strings.Contains(d.status.Text, "broken.pkl") {
+		t.Fatalf("corrupt pickle: %v, status %q", err, d.status.Text)
+	}
+	if len(d.curTraj) != 2 {
+		t.Fatal("a failed open replaced the file on show")
+	}
+	if err := s.OpenFiles([]string{filepath.Join(t.TempDir(), "notes.docx")}); err == nil {
+		t.Fatal("an unknown file type was accepted")
+	}
+}
