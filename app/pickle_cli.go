@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/agentdesk/agentdesk/engine/mobileenv"
+)
+
+func init() {
+	g := root.find("pickle")
+	g.sub = append(g.sub,
+		&command{name: "info", args: "PKL", summary: "summarise an annotation file: kind, protocol, trajectories, steps, rewards, instructions, observations",
+			setup: pickleInfo},
+		&command{name: "resave", args: "PKL_NAME:S:T DUMPDIR TASKFOLDER",
+			summary: "regroup the web annotation tool's dumps by task definition into DUMPDIR/<definition>.pkl",
+			setup:   pickleResave},
+		&command{name: "edit", args: "PKL MODIFIERS DEFDIR",
+			summary: "apply modifiers (delete:S:E, instructionize:S:K, rewardize:S:D, remove; IDX:op, comma-separated); the old file is kept as PKL.old",
+			setup:   pickleEdit},
+		&command{name: "visualize", args: "PKL_PATH VIDEO_PATH",
+			summary: "export every trajectory as annotated frames under VIDEO_PATH", setup: pickleVisualize},
+		&command{name: "video", args: "PKL_PATH VIDEO_PATH",
+			summary: "export every trajectory as a video (ffmpeg when present, else an animated GIF)", setup: pickleVideo},
+	)
+}
+
+func pickleInfo(fs *flag.FlagSet) runFunc {
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	return func(e *env, args []string) error {
+		if len(args) != 1 {
+			return usageErrorf("want one file")
+		}
+		s, err := mobileenv.Info(args[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(s)
+		}
+		fmt.Fprint(e.stdout, s.Text())
+		return nil
+	}
+}
+
+func pickleResave(fs *flag.FlagSet) runFunc {
+	var opts mobileenv.ResaveOptions
+	fs.BoolVar(&opts.Merge, "merge", false, "append to an existing DUMPDIR/<definition>.pkl instead of refusing")
+	fs.BoolVar(&opts.Compat, "compat", false, "behave exactly like the original (overwrite existing output)")
+	return func(e *env, args []string) error {
+		if len(args) != 3 {
+			return usageErrorf("want PKL_NAME:S:T DUMPDIR TASKFOLDER")
+		}
+		opts.Stdout = e.stdout
+		res, err := mobileenv.Resave(args[0], args[1], args[2], opts)
+		if err != nil {
+			return err
+		}
+		for path, n := range res.Written {
+			fmt.Fprintf(e.stderr, "wrote %s (%d trajectories)\n", path, n)
+		}
+		return nil
+	}
+}
+
+func pickleEdit(fs *flag.FlagSet) runFunc {
+	var opts mobileenv.EditOptions
+	fs.BoolVar(&opts.Compat, "compat", false, "the original's order of operations (rename to .old first)")
+	return func(e *env, args []string) error {
+		if len(args) != 3 {
+			return usageErrorf("want PKL MODIFIERS DEFDIR")
+		}
+		return mobileenv.Edit(args[0], args[1], args[2], opts)
+	}
+}
+
+func visualizeFlags(fs *flag.FlagSet, o *mobileenv.VisualizeOptions) {
+	fs.BoolVar(&o.NoMarks, "no-marks", false, "no touch marks or text box on the screen")
+	fs.BoolVar(&o.NoDescp, "no-descp", false, "the bare screen, no description below")
+	fs.BoolVar(&o.SafeNames, "safe-names", false, "portable folder names (<tid>_<i>of<n>_len<L>)")
+	fs.BoolVar(&o.PNG, "png", false, "lossless PNG frames instead of the original's JPEG")
+}
+
+func pickleVisualize(fs *flag.FlagSet) runFunc {
+	var opts mobileenv.VisualizeOptions
+	visualizeFlags(fs, &opts)
+	return func(e *env, args []string) error {
+		if len(args) != 2 {
+			return usageErrorf("want PKL_PATH VIDEO_PATH")
+		}
+		opts.Stdout = e.stdout
+		_, err := mobileenv.Visualize(args[0], args[1], opts)
+		return err
+	}
+}
+
+func pickleVideo(fs *flag.FlagSet) runFunc {
+	var opts mobileenv.VideoOptions
+	visualizeFlags(fs, &opts.VisualizeOptions)
+	fs.IntVar(&opts.FPS, "fps", 2, "frames per second")
+	fs.StringVar(&opts.Format, "format", "", "mp4 (ffmpeg) or gif; default: mp4 when ffmpeg is present, else gif")
+	return func(e *env, args []string) error {
+		if len(args) != 2 {
+			return usageErrorf("want PKL_PATH VIDEO_PATH")
+		}
+		opts.Stdout = e.stdout
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		files, err := mobileenv.Video(ctx, args[0], args[1], opts)
+		for _, f := range files {
+			fmt.Fprintln(e.stderr, "wrote", f)
+		}
+		return err
+	}
+}
