@@ -85,6 +85,7 @@ func visualizeFlags(fs *flag.FlagSet, o *mobileenv.VisualizeOptions) {
 	fs.BoolVar(&o.NoDescp, "no-descp", false, "the bare screen, no description below")
 	fs.BoolVar(&o.SafeNames, "safe-names", false, "portable folder names (<tid>_<i>of<n>_len<L>)")
 	fs.BoolVar(&o.PNG, "png", false, "lossless PNG frames instead of the original's JPEG")
+	fs.BoolVar(&o.NumericLabels, "numeric-labels", false, "action labels as Python 3.11 prints them (1, 2, 4) instead of ActionType.LIFT")
 }
 
 func pickleVisualize(fs *flag.FlagSet) runFunc {

@@ -76,11 +76,19 @@ var (
 // is removed when the process ends via the benchmark's cleanup).
 func largeFile(b *testing.B) string {
 	largeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mobileenv-bench")
+		data, err := Encode(makeLargeResaved(60, 30)) // 1800 records
 		if err != nil {
 			b.Fatal(err)
 		}
-		data, err := Encode(makeLargeResaved(60, 30)) // 1800 records
+		if keep := os.Getenv("MOBILEENV_BENCH_FILE"); keep != "" {
+			// keep the file (e.g. to time Python's pickle.load on it)
+			if err := os.WriteFile(keep, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			largePath, largeSize = keep, int64(len(data))
+			return
+		}
+		dir, err := os.MkdirTemp("", "mobileenv-bench")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -98,7 +106,7 @@ func largeFile(b *testing.B) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if largePath != "" {
+	if largePath != "" && os.Getenv("MOBILEENV_BENCH_FILE") == "" {
 		os.RemoveAll(filepath.Dir(largePath))
 	}
 	os.Exit(code)

@@ -3,6 +3,7 @@ package mobileenv
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,6 +37,33 @@ type PyError struct {
 func (e *PyError) Error() string { return e.Type + ": " + e.Msg }
 
 func indexError() error { return &PyError{"IndexError", "list index out of range"} }
+
+// PyErrorLine returns the last line the original tool would print for err: the innermost
+// *PyError ("IndexError: list index out of range"), or err's own text.
+func PyErrorLine(err error) string {
+	var pe *PyError
+	if errors.As(err, &pe) {
+		return pe.Error()
+	}
+	return err.Error()
+}
+
+// pyOSError turns a missing-file error into Python's FileNotFoundError form (keeping the
+// original error for errors.Is).
+func pyOSError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return &wrappedPyError{PyError{"FileNotFoundError", fmt.Sprintf("[Errno 2] No such file or directory: %s", pyQuote(pe.Path))}, err}
+	}
+	return err
+}
+
+type wrappedPyError struct {
+	PyError
+	err error
+}
+
+func (e *wrappedPyError) Unwrap() []error { return []error{&e.PyError, e.err} }
 
 // PyInt parses like Python int(): surrounding whitespace, sign, '_' between digits.
 func PyInt(s string) (int, error) {
@@ -422,7 +450,7 @@ func Edit(path, modifiers, defDir string, opts EditOptions) error {
 func openForEdit(path string) (*File, error) {
 	p, err := ReadFirst(path)
 	if err != nil {
-		return nil, err
+		return nil, pyOSError(err)
 	}
 	d, ok := p.Value.(*Dict)
 	if !ok || !d.Has("trajectories") {
@@ -442,7 +470,7 @@ func openForEdit(path string) (*File, error) {
 func loadOptions(defDir, tid string) ([]any, error) {
 	td, err := ReadTaskDef(filepath.Join(defDir, tid+".textproto"))
 	if err != nil {
-		return nil, err
+		return nil, pyOSError(err)
 	}
 	return td.InstructionOptions()
 }

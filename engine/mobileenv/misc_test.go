@@ -255,3 +255,38 @@ func TestSharedStructureBlowup(t *testing.T) {
 		t.Fatalf("many-key dict took %v", el)
 	}
 }
+
+func TestPyErrorLines(t *testing.T) {
+	dir := t.TempDir()
+	err := Edit(filepath.Join(dir, "missing.pkl"), "0:remove", dir, EditOptions{})
+	if got := PyErrorLine(err); !strings.HasPrefix(got, "FileNotFoundError: [Errno 2] No such file or directory: ") {
+		t.Fatalf("missing file: %q", got)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("not errors.Is ErrNotExist")
+	}
+	_, err = ParseModifiers("")
+	if got := PyErrorLine(err); got != "IndexError: list index out of range" {
+		t.Fatalf("empty modifiers: %q", got)
+	}
+}
+
+func TestRenderFrameConcurrent(t *testing.T) {
+	f, err := Open(filepath.Join(areaDir(t), "pickles/inputs/synthetic_visual.pkl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			rec, _ := f.Record(0, 1+g%4)
+			_, _, err := RenderFrame("demo_task", rec, FrameOptions{})
+			done <- err
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

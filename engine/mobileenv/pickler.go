@@ -54,6 +54,7 @@ type pickler struct {
 // Encode writes v as one protocol-4 pickle.
 func Encode(v any) ([]byte, error) {
 	p := &pickler{frameStart: -1, memo: map[any]int{}}
+	p.buf = make([]byte, 0, estimateSize(v, map[any]bool{}, 0)+4096)
 	p.buf = append(p.buf, 0x80, 4)
 	p.framing = true
 	if err := p.save(v); err != nil {
@@ -292,6 +293,65 @@ func (p *pickler) save(v any) error {
 		return fmt.Errorf("cannot pickle a value of Go type %T", v)
 	}
 	return nil
+}
+
+// estimateSize approximates the pickle size (the payload bytes of arrays, bytes and strings plus
+// a little per object) so that the output buffer is allocated once.
+func estimateSize(v any, seen map[any]bool, depth int) int {
+	if depth > maxNesting {
+		return 0
+	}
+	switch x := v.(type) {
+	case *Str:
+		if seen[x] {
+			return 2
+		}
+		seen[x] = true
+		return len(x.S) + 10
+	case *Bytes:
+		if seen[x] {
+			return 2
+		}
+		seen[x] = true
+		return len(x.B) + 10
+	case *NDArray:
+		if seen[x] {
+			return 2
+		}
+		seen[x] = true
+		return len(x.Data) + 64
+	case *Tuple:
+		if seen[x] {
+			return 2
+		}
+		seen[x] = true
+		n := 4
+		for _, it := range x.Items {
+			n += estimateSize(it, seen, depth+1)
+		}
+		return n
+	case *List:
+		if seen[x] {
+			return 2
+		}
+		seen[x] = true
+		n := 4
+		for _, it := range x.Items {
+			n += estimateSize(it, seen, depth+1)
+		}
+		return n
+	case *Dict:
+		if seen[x] {
+			return 2
+		}
+		seen[x] = true
+		n := 4
+		for i := range x.Keys {
+			n += estimateSize(x.Keys[i], seen, depth+1) + estimateSize(x.Vals[i], seen, depth+1)
+		}
+		return n
+	}
+	return 10
 }
 
 func reversed(b []byte) []byte {

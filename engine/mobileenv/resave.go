@@ -179,8 +179,9 @@ func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, erro
 	if err != nil {
 		return res, err
 	}
-	if st, err := os.Stat(outDir); err != nil || !st.IsDir() {
-		return res, fmt.Errorf("output folder %s does not exist (it is never created)", outDir)
+	if st, err := os.Stat(outDir); !opts.Compat && (err != nil || !st.IsDir()) {
+		// (the original fails only when it first appends to a temporary file there)
+		return res, fmt.Errorf("output folder %s does not exist (it is never created): %w", outDir, pyOSError(&fs.PathError{Op: "stat", Path: outDir, Err: fs.ErrNotExist}))
 	}
 	idmap, err := definitionIDs(defDir)
 	if err != nil {
@@ -227,7 +228,10 @@ func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, erro
 			if !ok {
 				return res, fmt.Errorf("%s: pickle %d: record 0 is %s", name, pi, TypeName(traj.Items[0]))
 			}
-			tidV, _ := r0.Get("task_id")
+			tidV, ok := r0.Get("task_id")
+			if !ok {
+				return res, fmt.Errorf("%s: pickle %d: %w", name, pi, &PyError{"KeyError", "'task_id'"})
+			}
 			tid, _ := AsString(tidV)
 			def, ok := idmap[tid]
 			if !ok {
@@ -300,7 +304,7 @@ func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, erro
 func definitionIDs(defDir string) (map[string]string, error) {
 	entries, err := os.ReadDir(defDir)
 	if err != nil {
-		return nil, err
+		return nil, pyOSError(err)
 	}
 	idmap := map[string]string{}
 	for _, e := range entries {
@@ -357,7 +361,7 @@ func appendTemp(outDir, def string, meta *Dict, traj *List) error {
 	if err != nil {
 		return err
 	}
-	return appendFile(tmp, append(data, b...))
+	return pyOSError(appendFile(tmp, append(data, b...)))
 }
 
 // finishTemp turns a temporary file (meta pickle + trajectory pickles) into the resaved file.

@@ -538,7 +538,7 @@ func (td *TaskDef) InstructionOptions() ([]any, error) {
 		}
 		tr := nested.Strings("transformation")
 		if len(tr) == 0 {
-			return nil, fmt.Errorf("%s: instruction event at line %d has no transformation (IndexError: list index out of range)", td.ID, e.Line)
+			return nil, fmt.Errorf("%s: instruction event at line %d has no transformation: %w", td.ID, e.Line, indexError())
 		}
 		v, err := EvalTransformation(tr[0])
 		if err != nil {

@@ -80,6 +80,10 @@ type FrameLayout struct {
 }
 
 type textRenderer struct {
+	sf   *opentype.Font // primary font (outlines for the hinting pass)
+	ppem fixed.Int26_6
+	mu   sync.Mutex
+	buf  sfnt.Buffer
 	face font.Face
 	asc  float64 // ascender in pixels (anchor "la": baseline = y + asc)
 	desc float64 // descender in pixels
@@ -143,7 +147,7 @@ func newTextRenderer(opts FrameOptions) (*textRenderer, error) {
 		asc = float64(hhea.Ascent) / 64 / upm * size
 		desc = float64(hhea.Descent) / 64 / upm * size
 	}
-	r := &textRenderer{face: &fallbackFace{primary: primary, fallback: fallback, font: f}, asc: asc, desc: desc}
+	r := &textRenderer{sf: f, ppem: fixed.Int26_6(size * 64), face: &fallbackFace{primary: primary, fallback: fallback, font: f}, asc: asc, desc: desc}
 	rendererCache[key] = r
 	return r, nil
 }
@@ -297,6 +301,8 @@ func fillEllipse(img *image.RGBA, b Box, c color.RGBA) {
 // textbbox reports it: left = min(anchor, ink left), right = max(advance, ink right), top and
 // bottom = the ink extent.
 func (r *textRenderer) measure(s string, x, baseline int) (Box, fixed.Int26_6) {
+	r.mu.Lock() // x/image faces are not safe for concurrent use
+	defer r.mu.Unlock()
 	bounds, adv := font.BoundString(r.face, s)
 	if s == "" || bounds.Empty() {
 		return Box{x, baseline, x + adv.Ceil(), baseline}, adv
@@ -311,8 +317,16 @@ func (r *textRenderer) measure(s string, x, baseline int) (Box, fixed.Int26_6) {
 // depends on it.
 func inkBottom(y fixed.Int26_6) int { return (y + 32).Floor() }
 
+// hinted draws ch with the vertical grid-fitting pass of hinting.go when the primary font has
+// it (false: the caller draws it with the fallback face).
+func (r *textRenderer) hinted(dst *image.Alpha, ch rune, x, baseline int) bool {
+	return hintedGlyph(dst, r.sf, &r.buf, ch, r.ppem, x, baseline)
+}
+
 // drawText draws s with its baseline at (x, baseline) in c, blending coverage × alpha.
 func (r *textRenderer) drawText(img *image.RGBA, s string, x, baseline int, c color.RGBA) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	bounds, _ := font.BoundString(r.face, s)
 	rect := image.Rect(x+bounds.Min.X.Floor()-1, baseline+bounds.Min.Y.Floor()-1, x+bounds.Max.X.Ceil()+1, baseline+bounds.Max.Y.Ceil()+1)
 	rect = rect.Intersect(img.Rect)
@@ -330,9 +344,12 @@ func (r *textRenderer) drawText(img *image.RGBA, s string, x, baseline int, c co
 			dot.X += r.face.Kern(prev, ch)
 		}
 		origin := fixed.Point26_6{X: fixed.I(dot.X.Floor()), Y: dot.Y}
-		dr, gm, mp, adv, ok := r.face.Glyph(origin, ch)
-		if ok {
-			draw.DrawMask(mask, dr, image.Opaque, image.Point{}, gm, mp, draw.Over)
+		adv, _ := r.face.GlyphAdvance(ch)
+		if !r.hinted(mask, ch, dot.X.Floor(), baseline) {
+			dr, gm, mp, _, ok := r.face.Glyph(origin, ch)
+			if ok {
+				draw.DrawMask(mask, dr, image.Opaque, image.Point{}, gm, mp, draw.Over)
+			}
 		}
 		dot.X += adv
 		prev = ch
@@ -511,7 +528,7 @@ func FolderName(tid string, i, n, l int, safe bool) string {
 func Visualize(pklPath, videoPath string, opts VisualizeOptions) ([]string, error) {
 	p, err := ReadFirst(pklPath)
 	if err != nil {
-		return nil, err
+		return nil, pyOSError(err)
 	}
 	root, ok := p.Value.(*Dict)
 	if !ok {
