@@ -83,6 +83,16 @@ func main() {
 		log.Fatal(err)
 	}
 	ls = append([]license{{Module: "Go standard library", Version: runtime.Version(), Name: identify(string(goLicense)), Text: string(goLicense)}}, ls...)
+	// Assets bundled into the binary that are not Go modules.
+	for _, a := range []struct{ name, version, file, spdx string }{
+		{"Noto Sans CJK JP Bold (Latin subset, used by the Mobile-Env frame visualiser)", "2.004", "../engine/mobileenv/fonts/OFL.txt", "OFL-1.1"},
+	} {
+		text, err := os.ReadFile(a.file)
+		if err != nil {
+			log.Fatalf("licence of %s: %v", a.name, err)
+		}
+		ls = append(ls, license{Module: a.name, Version: a.version, Name: a.spdx, Text: string(text)})
+	}
 	b, err := json.MarshalIndent(ls, "", "  ")
 	if err != nil {
 		log.Fatal(err)
