@@ -41,7 +41,7 @@ func screens() []*Screen {
 			View:  demonstrationsView},
 		{ID: ScreenTemplates, Title: "Templates", Icon: theme.DocumentIcon(),
 			Intro: "Design Mobile-Env task-definition templates, fill their configs and preview the multi-step task live.",
-			View:  pending("The template editor, config form, task composer and live preview arrive with the Templates workspace.")},
+			View:  templatesView},
 		{ID: ScreenEvaluation, Title: "Evaluation", Icon: theme.ListIcon(),
 			Intro: "Run local human-evaluation sessions: screening, likert, pairwise and per-turn labels, dialogue collection, agreement.",
 			View:  pending("Projects, participant sessions, bots and the results dashboard arrive with the Evaluation workspace.")},
