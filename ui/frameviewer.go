@@ -9,7 +9,6 @@ import (
 	"image/png"
 	"os"
 	"sync"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -142,7 +141,7 @@ func NewFrameViewer() *FrameViewer {
 	v.position = widget.NewLabel("")
 	v.timeline = newTimeline(func(i int) { v.Seek(i) })
 	v.playBtn = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), v.TogglePlay)
-	speed := widget.NewSelect(replaySpeeds, func(s string) { fmt.Sscanf(s, "%gx", &v.speed) })
+	speed := widget.NewSelect(replaySpeeds, func(s string) { v.speed = parseSpeed(s) })
 	speed.SetSelected("1x")
 	v.hierarchy = widget.NewMultiLineEntry()
 	v.hierarchy.TextStyle.Monospace = true
@@ -327,30 +326,16 @@ func (v *FrameViewer) TogglePlay() {
 	if v.index >= v.Len()-1 {
 		v.Seek(0)
 	}
-	stop := make(chan struct{})
-	v.play = stop
+	v.play = make(chan struct{})
 	v.playBtn.SetIcon(theme.MediaPauseIcon())
-	go func() {
-		for {
-			var interval time.Duration
-			fyne.DoAndWait(func() { interval = time.Duration(float64(time.Second) / (replaySpeed1x * max(v.speed, 0.25))) })
-			select {
-			case <-stop:
-				return
-			case <-time.After(interval):
-			}
-			fyne.DoAndWait(func() {
-				if v.play != stop {
-					return
-				}
-				if v.index >= v.Len()-1 {
-					v.Pause()
-					return
-				}
-				v.Seek(v.index + 1)
-			})
+	playback(v.play, func() float64 { return v.speed }, func() bool {
+		if v.index >= v.Len()-1 {
+			v.Pause()
+			return false
 		}
-	}()
+		v.Seek(v.index + 1)
+		return true
+	})
 }
 
 // Pause stops playback.

@@ -31,11 +31,6 @@ const (
 	spaceFlying      = "Flying"
 )
 
-// Replay speeds; 1x plays replaySpeed1x steps per second.
-var replaySpeeds = []string{"0.25x", "0.5x", "1x", "2x", "4x", "8x"}
-
-const replaySpeed1x = 5.0
-
 // gridworldWS is the Gridworld workspace: play a task in the 3D world with the reward overlay,
 // record the episode to the store, replay stored episodes, run agents.
 type gridworldWS struct {
@@ -61,9 +56,8 @@ type gridworldWS struct {
 	replay    *gridworld.Replay
 	replayEp  *episode.Episode
 	frame     int
-	playing   bool
 	speed     float64
-	stopTimer chan struct{}
+	stopTimer chan struct{} // non-nil while the replay plays
 
 	// agent run in progress
 	agentCancel context.CancelFunc
@@ -193,9 +187,7 @@ func (g *gridworldWS) build() {
 			g.showFrame(int(v))
 		}
 	}
-	speed := widget.NewSelect(replaySpeeds, func(v string) {
-		fmt.Sscanf(strings.TrimSuffix(v, "x"), "%g", &g.speed)
-	})
+	speed := widget.NewSelect(replaySpeeds, func(v string) { g.speed = parseSpeed(v) })
 	speed.SetSelected("1x")
 	g.replayBar = container.NewVBox(
 		container.NewBorder(nil, nil, container.NewHBox(
@@ -729,48 +721,28 @@ func (g *gridworldWS) togglePlay() {
 	if g.replay == nil {
 		return
 	}
-	if g.playing {
+	if g.stopTimer != nil {
 		g.stopPlaying()
 		return
 	}
 	if g.frame >= len(g.replay.Frames)-1 {
 		g.showFrame(0)
 	}
-	g.playing = true
-	stop := make(chan struct{})
-	g.stopTimer = stop
-	go func() {
-		for {
-			interval := time.Duration(float64(time.Second) / (replaySpeed1x * g.currentSpeed()))
-			select {
-			case <-stop:
-				return
-			case <-time.After(interval):
-			}
-			fyne.DoAndWait(func() {
-				if !g.playing || g.replay == nil {
-					return
-				}
-				if g.frame >= len(g.replay.Frames)-1 {
-					g.stopPlaying()
-					return
-				}
-				g.showFrame(g.frame + 1)
-			})
+	g.stopTimer = make(chan struct{})
+	playback(g.stopTimer, func() float64 { return g.speed }, func() bool {
+		if g.replay == nil || g.frame >= len(g.replay.Frames)-1 {
+			g.stopPlaying()
+			return false
 		}
-	}()
-}
-
-func (g *gridworldWS) currentSpeed() float64 {
-	var s float64
-	fyne.DoAndWait(func() { s = g.speed })
-	return max(s, 0.25)
+		g.showFrame(g.frame + 1)
+		return true
+	})
 }
 
 func (g *gridworldWS) stopPlaying() {
-	if g.playing {
-		g.playing = false
+	if g.stopTimer != nil {
 		close(g.stopTimer)
+		g.stopTimer = nil
 	}
 }
 

@@ -1,0 +1,53 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// Replay speeds offered by the players; 1x plays replaySpeed1x steps per second.
+var replaySpeeds = []string{"0.25x", "0.5x", "1x", "2x", "4x", "8x"}
+
+const replaySpeed1x = 5.0
+
+// parseSpeed reads one of replaySpeeds ("0.25x" -> 0.25); anything else is 1.
+func parseSpeed(s string) float64 {
+	var v float64
+	if _, err := fmt.Sscanf(s, "%gx", &v); err != nil || v <= 0 {
+		return 1
+	}
+	return v
+}
+
+// playback advances a player until advance returns false or stop is closed. Every
+// 1/(replaySpeed1x×speed()) seconds it runs advance on the UI goroutine, reading the speed in the
+// same hop, so a speed change applies from the next step. Close stop on the UI goroutine.
+func playback(stop <-chan struct{}, speed func() float64, advance func() bool) {
+	interval := func() time.Duration {
+		return time.Duration(float64(time.Second) / (replaySpeed1x * max(speed(), 0.25)))
+	}
+	var wait time.Duration
+	fyne.DoAndWait(func() { wait = interval() })
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(wait):
+			}
+			more := false
+			fyne.DoAndWait(func() {
+				select {
+				case <-stop: // stopped while this step was queued
+				default:
+					more, wait = advance(), interval()
+				}
+			})
+			if !more {
+				return
+			}
+		}
+	}()
+}
