@@ -123,10 +123,10 @@ func run(args []string, stdout, stderr io.Writer, openGUI gui) int {
 		printUsage(stderr, root, nil)
 		return exitUsage
 	}
-	if *showVersion {
-		return finish(runVersion(&env{stdout: stdout, stderr: stderr}, nil), stderr, nil, nil)
-	}
 	rest := fs.Args()
+	if *showVersion {
+		rest = []string{"version"}
+	}
 	if len(rest) == 0 {
 		return openGUI(guiOptions{StorePath: *storePath})
 	}
@@ -183,7 +183,8 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 }
 
 // finish turns a command's error into a message and an exit code.
-func finish(err error, stderr io.Writer, c *command, path []string, fs ...*flag.FlagSet) int {
+// fs, when not nil, prints the command's usage after a usage error.
+func finish(err error, stderr io.Writer, c *command, path []string, fs *flag.FlagSet) int {
 	if err == nil {
 		return exitOK
 	}
@@ -193,9 +194,9 @@ func finish(err error, stderr io.Writer, c *command, path []string, fs ...*flag.
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 	if errors.Is(err, errUsage) {
-		if c != nil && len(fs) > 0 {
+		if fs != nil {
 			fmt.Fprintln(stderr)
-			printCommandUsage(stderr, c, path, fs[0])
+			printCommandUsage(stderr, c, path, fs)
 		}
 		return exitUsage
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -31,7 +32,7 @@ func runGUI(opts guiOptions) int {
 		if folderErr != nil {
 			fmt.Fprintf(os.Stderr, "agentdesk: %v\n", folderErr)
 		} else {
-			storePath = dataFolder + string(os.PathSeparator) + StoreFileName
+			storePath = filepath.Join(dataFolder, StoreFileName)
 		}
 	}
 
@@ -54,16 +55,14 @@ func runGUI(opts guiOptions) int {
 	}
 	world := &glWorld{}
 	deps := ui.Deps{
-		World:      world.get,
-		StorePath:  storePath,
-		DataFolder: dataFolder,
-		Version:    Version,
-		Icon:       icon,
-		Licenses:   licenses(),
-		OpenStore:  open,
-		SetDataFolder: func(dir string) error {
-			return SetDataFolder(dir)
-		},
+		World:         world.get,
+		StorePath:     storePath,
+		DataFolder:    dataFolder,
+		Version:       Version,
+		Icon:          icon,
+		Licenses:      licenses(),
+		OpenStore:     open,
+		SetDataFolder: SetDataFolder,
 	}
 	if storePath == "" {
 		deps.StoreErr = folderErr
@@ -118,14 +117,12 @@ func runGUI(opts guiOptions) int {
 	return exitOK
 }
 
-func licenses() []ui.License {
+// licenses lists the linked modules' licences for About; a broken list shows none rather
+// than keeping the app from starting.
+func licenses() []resources.License {
 	ls, err := resources.Licenses()
 	if err != nil {
-		return nil
+		fmt.Fprintf(os.Stderr, "agentdesk: licence list: %v\n", err)
 	}
-	out := make([]ui.License, len(ls))
-	for i, l := range ls {
-		out[i] = ui.License(l)
-	}
-	return out
+	return ls
 }

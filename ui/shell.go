@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/resources"
 )
 
 // Store is what the screens read from and write to the store.
@@ -30,14 +31,6 @@ type Store interface {
 	CountEpisodes(ctx context.Context, q episode.Query) (int, error)
 }
 
-// License is one third-party module linked into the binary and its licence.
-type License struct {
-	Module  string `json:"module"`
-	Version string `json:"version"`
-	Name    string `json:"license"`
-	Text    string `json:"text"`
-}
-
 // Deps is what the composition root hands the UI.
 type Deps struct {
 	// Store is the open store; nil when none could be opened (StoreErr says why).
@@ -48,7 +41,7 @@ type Deps struct {
 	// DataFolder is where the default store lives.
 	DataFolder string
 	Version    string
-	Licenses   []License
+	Licenses   []resources.License
 	Icon       fyne.Resource
 	// OpenStore closes the current store and opens (or creates) the one at path. The shell
 	// rebuilds its screens afterwards. Nil when switching is not supported.

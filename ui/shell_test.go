@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/resources"
 	"github.com/agentdesk/agentdesk/store"
 )
 
@@ -280,7 +281,7 @@ func TestSwitchStoreRebuildsHome(t *testing.T) {
 
 func TestAboutListsVersionAndLicences(t *testing.T) {
 	test.NewTempApp(t)
-	s, w := newTestShell(t, Deps{Version: "1.2.3", Licenses: []License{
+	s, w := newTestShell(t, Deps{Version: "1.2.3", Licenses: []resources.License{
 		{Module: "fyne.io/fyne/v2", Version: "v2.7.3", Name: "BSD-3-Clause", Text: "Copyright (C) 2018 Fyne.io developers"},
 	}})
 	s.Show(ScreenAbout)
