@@ -32,10 +32,11 @@ type demoWS struct {
 	shell *Shell
 
 	path     string
-	data     []byte          // the file as opened
-	orig     *mobileenv.File // parsed as opened
-	cur      *mobileenv.File // with the pending edits applied
-	trajLens []int           // record counts of the original trajectories
+	data     []byte            // the file as opened
+	orig     *mobileenv.File   // parsed as opened
+	cur      *mobileenv.File   // with the pending edits applied
+	sum      mobileenv.Summary // of cur, for the trajectory list
+	trajLens []int             // record counts of the original trajectories
 	pending  []mobileenv.PendingEdit
 	redo     []mobileenv.PendingEdit
 	defDir   string
@@ -174,11 +175,8 @@ func (d *demoWS) loadOptions() {
 		d.instr.Refresh()
 		return
 	}
-	td, err := mobileenv.ReadTaskDef(filepath.Join(d.defDir, d.orig.DefinitionID()+".textproto"))
-	if err == nil {
-		d.options, err = td.InstructionOptions()
-	}
-	if err != nil {
+	var err error
+	if d.options, err = mobileenv.LoadInstructionOptions(d.defDir, d.orig.DefinitionID()); err != nil {
 		d.setStatus("No instruction options: " + err.Error())
 	}
 	for i, o := range d.options {
@@ -219,7 +217,7 @@ func (d *demoWS) rebuild() error {
 			return err
 		}
 	}
-	d.cur = cur
+	d.cur, d.sum = cur, cur.Summary()
 	d.mapIndices()
 	mods, _ := d.Modifiers()
 	d.modLabel.SetText(mods)
@@ -283,14 +281,10 @@ func (d *demoWS) mapIndices() {
 }
 
 func (d *demoWS) trajLine(i int) string {
-	if d.cur == nil || i >= len(d.cur.Trajectories) {
+	if d.cur == nil || i >= len(d.sum.Trajectories) {
 		return ""
 	}
-	sum := d.cur.Summary()
-	if i >= len(sum.Trajectories) {
-		return ""
-	}
-	t := sum.Trajectories[i]
+	t := d.sum.Trajectories[i]
 	name := t.Task
 	if name == "" {
 		name = t.TaskID

@@ -432,7 +432,7 @@ func Edit(path, modifiers, defDir string, opts EditOptions) error {
 	}
 	var options []any
 	if NeedsDefinitions(mods) {
-		if options, err = loadOptions(defDir, f.DefinitionID()); err != nil {
+		if options, err = LoadInstructionOptions(defDir, f.DefinitionID()); err != nil {
 			return err
 		}
 	}
@@ -467,7 +467,9 @@ func openForEdit(path string) (*File, error) {
 	return f, nil
 }
 
-func loadOptions(defDir, tid string) ([]any, error) {
+// LoadInstructionOptions reads the instruction options of task definition tid from
+// defDir/<tid>.textproto: what `instructionize` picks from.
+func LoadInstructionOptions(defDir, tid string) ([]any, error) {
 	td, err := ReadTaskDef(filepath.Join(defDir, tid+".textproto"))
 	if err != nil {
 		return nil, pyOSError(err)
@@ -490,7 +492,7 @@ func editCompat(path, modifiers, defDir string) error {
 	}
 	var options []any
 	if NeedsDefinitions(mods) {
-		if options, err = loadOptions(defDir, f.DefinitionID()); err != nil {
+		if options, err = LoadInstructionOptions(defDir, f.DefinitionID()); err != nil {
 			return err
 		}
 	}
