@@ -157,9 +157,7 @@ func (d *demoWS) Open(path string) error {
 		d.trajLens[i] = len(t.Items)
 	}
 	d.loadOptions()
-	if st, ok := d.shell.deps.Store.(interface {
-		TouchRecent(ctx context.Context, path, kind string) error
-	}); ok {
+	if st := d.shell.deps.Store; st != nil {
 		st.TouchRecent(context.Background(), path, "pickle")
 	}
 	d.rebuild()

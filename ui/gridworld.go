@@ -295,9 +295,7 @@ func (g *gridworldWS) loadDataset(dir string) {
 		}
 	}
 	g.shell.taskSources = append(g.shell.taskSources, TaskSource{Name: spec, Tasks: tasks})
-	if st, ok := g.shell.deps.Store.(interface {
-		TouchRecent(ctx context.Context, path, kind string) error
-	}); ok {
+	if st := g.shell.deps.Store; st != nil {
 		st.TouchRecent(context.Background(), dir, "gridworld-tasks")
 	}
 	g.refreshTaskList()

@@ -29,6 +29,9 @@ type Store interface {
 	Episode(ctx context.Context, id int64) (*episode.Episode, error)
 	Episodes(ctx context.Context, q episode.Query) ([]episode.Summary, error)
 	CountEpisodes(ctx context.Context, q episode.Query) (int, error)
+	TouchRecent(ctx context.Context, path, kind string) error
+	AddTemplateFolder(ctx context.Context, path, name string) error
+	TemplateFolders(ctx context.Context) ([]episode.RecentFile, error)
 }
 
 // Deps is what the composition root hands the UI.

@@ -20,7 +20,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
-	"github.com/agentdesk/agentdesk/engine/episode"
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 )
 
@@ -34,12 +33,6 @@ const templateFolderKind = "template-folder"
 
 // previewDelay is how long the preview waits after a keystroke before it recomputes.
 const previewDelay = 50 * time.Millisecond
-
-// templateStore is the part of the store the Templates workspace uses, when the store has it.
-type templateStore interface {
-	AddTemplateFolder(ctx context.Context, path, name string) error
-	TemplateFolders(ctx context.Context) ([]episode.RecentFile, error)
-}
 
 type tplKind int
 
@@ -504,8 +497,8 @@ func (w *templatesWS) reload() error {
 }
 
 func (w *templatesWS) remember(dir string) {
-	ts, ok := w.shell.deps.Store.(templateStore)
-	if !ok {
+	ts := w.shell.deps.Store
+	if ts == nil {
 		w.addRecent(dir)
 		return
 	}
@@ -534,8 +527,8 @@ func (w *templatesWS) addRecent(dir string) {
 
 // loadRecent reads the remembered folders from the store.
 func (w *templatesWS) loadRecent() {
-	ts, ok := w.shell.deps.Store.(templateStore)
-	if !ok {
+	ts := w.shell.deps.Store
+	if ts == nil {
 		w.showRecent(w.recent)
 		return
 	}
