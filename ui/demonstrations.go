@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/mobileenv"
 )
@@ -489,7 +490,7 @@ func (d *demoWS) save(path string) error {
 		return err
 	}
 	if path != d.path {
-		if err := mobileenv.WriteFileAtomic(path, d.data); err != nil {
+		if err := atomicfile.Write(path, d.data, 0o644); err != nil {
 			d.setStatus("Cannot save: " + err.Error())
 			return err
 		}

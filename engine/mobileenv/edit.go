@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 )
 
 // Modifier is one element of the edit language (spec §B.3): "index:name[:param...]".
@@ -510,7 +512,7 @@ func editCompat(path, modifiers, defDir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, data)
+	return atomicfile.Write(path, data, 0o644)
 }
 
 // PendingEdit is an edit expressed in the coordinates of the unedited file (what an editor

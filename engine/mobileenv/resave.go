@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 )
 
 // ResaveSpec is the parsed first argument of resave: "PATTERN:START:END".
@@ -403,7 +405,7 @@ func finishTemp(tmp, target string, merge bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := WriteFileAtomic(target, b); err != nil {
+	if err := atomicfile.Write(target, b, 0o644); err != nil {
 		return 0, err
 	}
 	return len(trajs.Items), os.Remove(tmp)

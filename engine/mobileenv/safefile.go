@@ -45,22 +45,8 @@ func syncDir(dir string) {
 	}
 }
 
-// WriteFileAtomic replaces path with data: a temporary file in the same folder is written and
-// synced, then renamed over path, so readers see the old or the new content, never a mix.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := createTemp(path, data)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	syncDir(filepath.Dir(path))
-	return nil
-}
-
-// ReplaceWithBackup writes data to path atomically and keeps the previous content as
+// ReplaceWithBackup writes data to path atomically (like atomicfile.Write, but the new content
+// must be on disk before the backup is renamed, so it manages its own temporary file) and keeps the previous content as
 // path + ".old" (the name the original edit tool uses). An existing ".old" is not lost: it is
 // renamed to ".old.1" (or the first free ".old.N"). The new content is fully written and synced
 // before anything is renamed.

@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 )
 
 // VideoOptions tunes Video.
@@ -113,7 +115,7 @@ func framesToGIF(folder, ext string, fps int, target string) error {
 	if err := gif.EncodeAll(&b, g); err != nil {
 		return err
 	}
-	return WriteFileAtomic(target, b.Bytes())
+	return atomicfile.Write(target, b.Bytes(), 0o644)
 }
 
 func toPaletted(img image.Image) *image.Paletted {
