@@ -59,3 +59,20 @@ func BenchmarkParseSlots(b *testing.B) {
 		ParseSlots(text)
 	}
 }
+
+// BenchmarkParseLongLine parses a 680 KB task definition written on one line: token columns
+// are counted only for errors, so the cost stays linear in the line's length.
+func BenchmarkParseLongLine(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`id: "x" name: "y" description: "z" `)
+	for sb.Len() < 680_000 {
+		sb.WriteString(`vocabulary: "word" `)
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := FormatTextproto(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

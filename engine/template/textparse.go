@@ -22,7 +22,10 @@ type tokenizer struct {
 	more    bool
 	token   string
 	tokLine int // 1-based
-	tokCol  int // 1-based, in characters
+	// the token's line and byte offset in it; errorf turns them into a 1-based character
+	// column (counting characters per token would make long lines quadratic)
+	tokText string
+	tokByte int
 }
 
 func newTokenizer(text string) *tokenizer {
@@ -114,22 +117,23 @@ func (t *tokenizer) nextToken() {
 	if !t.more {
 		t.token = ""
 		t.tokLine = len(t.lines)
-		t.tokCol = 1
+		t.tokText, t.tokByte = "", 0
 		return
 	}
 	n := matchToken(t.line[t.col:])
 	t.token = t.line[t.col : t.col+n]
 	t.tokLine = t.lineNo + 1
-	t.tokCol = utf8.RuneCountInString(t.line[:t.col]) + 1
+	t.tokText, t.tokByte = t.line, t.col
 	t.col += n
 }
 
 func (t *tokenizer) atEnd() bool { return !t.more && t.token == "" }
 
 func (t *tokenizer) errorf(format string, args ...any) *Error {
-	return &Error{Category: CatUnparsableTextproto, Line: t.tokLine, Col: t.tokCol, Offset: -1, End: -1,
+	col := utf8.RuneCountInString(t.tokText[:t.tokByte]) + 1
+	return &Error{Category: CatUnparsableTextproto, Line: t.tokLine, Col: col, Offset: -1, End: -1,
 		Msg: fmt.Sprintf(format, args...), Python: "google.protobuf.text_format.ParseError: " +
-			fmt.Sprintf("%d:%d : ", t.tokLine, t.tokCol) + fmt.Sprintf(format, args...)}
+			fmt.Sprintf("%d:%d : ", t.tokLine, col) + fmt.Sprintf(format, args...)}
 }
 
 func (t *tokenizer) tryConsume(s string) bool {
