@@ -227,11 +227,7 @@ func (g *gridworldWS) build() {
 }
 
 // overlayBackground is the theme's background, translucent, behind the overlay's text.
-func overlayBackground() color.Color {
-	c := color.NRGBAModel.Convert(theme.Color(theme.ColorNameBackground)).(color.NRGBA)
-	c.A = 0xc8
-	return c
-}
+func overlayBackground() color.Color { return tint(theme.Color(theme.ColorNameBackground), 0xc8) }
 
 // refreshTaskList offers the built-in samples one by one, all samples, random structures and
 // the IGLU datasets opened in this session.

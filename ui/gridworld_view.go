@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -59,7 +60,7 @@ func (r *worldCanvasRenderer) Layout(size fyne.Size) {
 func (r *worldCanvasRenderer) MinSize() fyne.Size { return fyne.NewSize(320, 240) }
 func (r *worldCanvasRenderer) Refresh() {
 	if r.c.focused {
-		r.c.focusBorder.StrokeColor = fyneThemeFocus()
+		r.c.focusBorder.StrokeColor = theme.Color(theme.ColorNameFocus)
 	} else {
 		r.c.focusBorder.StrokeColor = nil
 	}

@@ -86,6 +86,8 @@ type Shell struct {
 	gridworld *gridworldWS
 	// demos keeps the Demonstrations workspace (the open file and its pending edits).
 	demos *demoWS
+	// templates keeps the Templates workspace (the open folder and its unsaved buffers).
+	templates *templatesWS
 }
 
 // NewShell builds the main window's content and shows the screen used last.
@@ -186,6 +188,9 @@ func (s *Shell) Close() {
 		}
 		g.saveRecordingNow()
 	}
+	if t := s.templates; t != nil && t.timer != nil {
+		t.timer.Stop()
+	}
 }
 
 // WorldReady tells the screens that Deps.World can now give its renderer (the app has
@@ -228,7 +233,8 @@ func (s *Shell) SetGridworldTask(spec string) {
 
 // Reload rebuilds the screen on show, after the store changed.
 func (s *Shell) Reload() {
-	s.gridworld, s.demos = nil, nil
+	s.Close() // stop the screens' background work before dropping them
+	s.gridworld, s.demos, s.templates = nil, nil, nil
 	if s.current != nil {
 		s.show(s.current)
 	}

@@ -99,15 +99,11 @@ type templatesWS struct {
 	gen      int
 }
 
-// templateWorkspaces keeps each shell's workspace (with its unsaved buffers) across screen
-// changes. Only touched on the UI goroutine.
-var templateWorkspaces = map[*Shell]*templatesWS{}
-
 func templatesView(s *Shell) fyne.CanvasObject {
-	w := templateWorkspaces[s]
+	w := s.templates
 	if w == nil {
 		w = newTemplatesWS(s)
-		templateWorkspaces[s] = w
+		s.templates = w
 	}
 	w.loadRecent()
 	return w.root
@@ -304,9 +300,6 @@ func copyExamples(dir string) (copied, kept int, err error) {
 		if _, err := os.Stat(dst); err == nil {
 			kept++
 			return nil
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
 		}
 		if err := atomicfile.Write(dst, data, 0o644); err != nil {
 			return err
@@ -614,9 +607,6 @@ func (w *templatesWS) saveFile(f *tplFile) error {
 		return nil
 	}
 	p := w.abs(f.rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
 	if err := atomicfile.Write(p, []byte(f.buf), 0o644); err != nil {
 		return fmt.Errorf("save %s: %w", f.rel, err)
 	}
@@ -751,11 +741,6 @@ func (w *templatesWS) templateFor(class string) *tplFile {
 }
 
 // --- colours -----------------------------------------------------------------------------
-
-func themeColor(name fyne.ThemeColorName) color.Color {
-	s := fyne.CurrentApp().Settings()
-	return s.Theme().Color(name, s.ThemeVariant())
-}
 
 // tint is c at low opacity, for line backgrounds.
 func tint(c color.Color, alpha uint8) color.Color {

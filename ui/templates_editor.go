@@ -248,15 +248,15 @@ func highlightRows(text string, spans []hlSpan, diags []*tpl.Error) []widget.Tex
 		}
 	}
 	styles := map[hlKind]widget.TextGridStyle{
-		hlSlot:     &widget.CustomTextGridStyle{FGColor: themeColor(theme.ColorNamePlaceHolder)},
-		hlModifier: &widget.CustomTextGridStyle{FGColor: themeColor(theme.ColorNameSuccess)},
-		hlIdent:    &widget.CustomTextGridStyle{FGColor: themeColor(theme.ColorNamePrimary)},
-		hlError:    &widget.CustomTextGridStyle{FGColor: themeColor(theme.ColorNameError), TextStyle: fyne.TextStyle{Underline: true}},
-		hlWarning:  &widget.CustomTextGridStyle{FGColor: themeColor(theme.ColorNameWarning), TextStyle: fyne.TextStyle{Underline: true}},
+		hlSlot:     &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNamePlaceHolder)},
+		hlModifier: &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameSuccess)},
+		hlIdent:    &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNamePrimary)},
+		hlError:    &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameError), TextStyle: fyne.TextStyle{Underline: true}},
+		hlWarning:  &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameWarning), TextStyle: fyne.TextStyle{Underline: true}},
 	}
 	lineStyle := map[int]widget.TextGridStyle{}
-	errRow := &widget.CustomTextGridStyle{BGColor: tint(themeColor(theme.ColorNameError), 0x40)}
-	warnRow := &widget.CustomTextGridStyle{BGColor: tint(themeColor(theme.ColorNameWarning), 0x30)}
+	errRow := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameError), 0x40)}
+	warnRow := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameWarning), 0x30)}
 	for _, d := range diags {
 		if d.Line < 1 {
 			continue

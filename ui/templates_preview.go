@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"testing/fstest"
 
@@ -281,15 +280,21 @@ func (w *templatesWS) schedulePreview() {
 	}
 	w.gen++
 	gen := w.gen
-	in := w.snapshot()
 	run := w.shell.deps.Run // read on the UI goroutine
+	// The buffers are copied once the typing pauses, not on every keystroke.
 	w.debounce(func() {
-		run(func() {
-			r := computePreview(in)
-			fyne.Do(func() {
-				if gen == w.gen {
-					w.pv.show(r)
-				}
+		fyne.Do(func() {
+			if gen != w.gen {
+				return
+			}
+			in := w.snapshot()
+			run(func() {
+				r := computePreview(in)
+				fyne.Do(func() {
+					if gen == w.gen {
+						w.pv.show(r)
+					}
+				})
 			})
 		})
 	})
@@ -354,8 +359,8 @@ func (p *previewPanel) show(r previewResult) {
 }
 
 func diffRows(lines []diffLine) []widget.TextGridRow {
-	add := &widget.CustomTextGridStyle{BGColor: tint(themeColor(theme.ColorNameSuccess), 0x38)}
-	del := &widget.CustomTextGridStyle{BGColor: tint(themeColor(theme.ColorNameError), 0x38)}
+	add := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameSuccess), 0x38)}
+	del := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameError), 0x38)}
 	rows := make([]widget.TextGridRow, len(lines))
 	for i, l := range lines {
 		text := string(l.Op) + " " + l.Text
@@ -385,9 +390,6 @@ func (p *previewPanel) saveOutput() error {
 		return fmt.Errorf("choose an output file first")
 	}
 	dst := p.ws.abs(rel)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
 	if err := atomicfile.Write(dst, []byte(r.text), 0o644); err != nil {
 		return fmt.Errorf("save output %s: %w", rel, err)
 	}

@@ -29,7 +29,7 @@ func openTemplateExamples(t testing.TB) (*Shell, fyne.Window, *templatesWS, *sto
 	w.SetContent(s.Content())
 	t.Cleanup(w.Close)
 	s.Show(ScreenTemplates)
-	ws := templateWorkspaces[s]
+	ws := s.templates
 	if ws == nil {
 		t.Fatal("no Templates workspace")
 	}
@@ -121,8 +121,8 @@ func TestTemplatesOpenExamplesShowsSlotsAndHighlighting(t *testing.T) {
 		}
 		return row.Cells[col].Style.TextColor()
 	}
-	if color(0) != nil || color(11) != themeColor(theme.ColorNameSuccess) || color(28) != themeColor(theme.ColorNamePrimary) ||
-		color(10) != themeColor(theme.ColorNamePlaceHolder) || color(11) == color(28) {
+	if color(0) != nil || color(11) != theme.Color(theme.ColorNameSuccess) || color(28) != theme.Color(theme.ColorNamePrimary) ||
+		color(10) != theme.Color(theme.ColorNamePlaceHolder) || color(11) == color(28) {
 		t.Fatalf("mirror colours: plain %v, modifier %v, identifier %v, bracket %v", color(0), color(11), color(28), color(10))
 	}
 	if len(ed.diags) != 0 {
@@ -443,7 +443,7 @@ func TestTemplatesRecentFoldersPersistInTheStore(t *testing.T) {
 	// A new window (next start) offers the folder and reopens it from the list.
 	s2, w2 := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
 	s2.Show(ScreenTemplates)
-	ws2 := templateWorkspaces[s2]
+	ws2 := s2.templates
 	ws2.debounce = syncRun
 	var open *widget.Button
 	walk(w2.Content(), func(o fyne.CanvasObject) {
@@ -465,7 +465,7 @@ func TestTemplatesKeepUnsavedBuffersAcrossScreens(t *testing.T) {
 	ws.ed.entry.SetText("changed")
 	s.Show(ScreenHome)
 	s.Show(ScreenTemplates)
-	if templateWorkspaces[s] != ws || ws.file(t, "templates/cart.textproto.template").buf != "changed" {
+	if s.templates != ws || ws.file(t, "templates/cart.textproto.template").buf != "changed" {
 		t.Fatal("unsaved buffer lost on a screen change")
 	}
 	// Reload keeps it too, and picks up a file the Python toolkit wrote meanwhile.

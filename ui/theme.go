@@ -46,8 +46,3 @@ func SetTheme(a fyne.App, choice string) {
 	a.Preferences().SetString(prefTheme, choice)
 	a.Settings().SetTheme(ThemeFor(choice))
 }
-
-// fyneThemeFocus is the current theme's focus colour.
-func fyneThemeFocus() color.Color {
-	return fyne.CurrentApp().Settings().Theme().Color(theme.ColorNameFocus, fyne.CurrentApp().Settings().ThemeVariant())
-}
