@@ -500,7 +500,6 @@ func (l *tpLexer) scalar() (*TPValue, error) {
 // TaskDef is what the pickle tools need of a task definition.
 type TaskDef struct {
 	ID         string
-	Name       string
 	Vocabulary []string
 	Msg        *TPMessage
 }
@@ -511,7 +510,7 @@ func ReadTaskDef(path string) (*TaskDef, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TaskDef{ID: m.String("id"), Name: m.String("name"), Vocabulary: m.Strings("vocabulary"), Msg: m}, nil
+	return &TaskDef{ID: m.String("id"), Vocabulary: m.Strings("vocabulary"), Msg: m}, nil
 }
 
 // InstructionOptions computes the instruction options of a task definition (spec §B.3 step 4):

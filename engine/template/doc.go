@@ -20,7 +20,7 @@
 //     InitConfFile(template, step, dir).
 //   - Instantiate(taskFile, templatesDir, Options), InstantiateFS(fsys, …) for unsaved
 //     buffers, Expand(Reader, …) *Result (per-token expansions and warnings).
-//   - FormatTextproto / ValidateTextproto: the Task reader/printer on their own.
+//   - FormatTextproto: the Task reader/printer on their own.
 //   - Examples(), ExampleTasks(), ExampleTemplates(): bundled example set.
 //   - Errors are *Error values with a Category (unknown modifier, bad conf line, bad task
 //     line, missing event sources, missing command, unparsable textproto, missing file, …),

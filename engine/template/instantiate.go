@@ -177,8 +177,3 @@ func FormatTextproto(text string) (string, error) {
 	return formatTask(m), nil
 }
 
-// ValidateTextproto reports whether text parses as a Task, with the error position.
-func ValidateTextproto(text string) error {
-	_, err := parseTask(text)
-	return err
-}

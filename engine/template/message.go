@@ -42,14 +42,6 @@ func (m *message) sub(num int32) *message {
 	return s
 }
 
-// subOrEmpty returns the sub-message or an empty one (like reading an unset field in Python).
-func (m *message) subOrEmpty(num int32) *message {
-	if s := m.sub(num); s != nil {
-		return s
-	}
-	return newMessage(m.fd(num).msg())
-}
-
 // mutable returns the sub-message, creating (and marking present) it when absent.
 func (m *message) mutable(num int32) *message {
 	f := m.fd(num)
