@@ -90,13 +90,13 @@ type groundRect struct {
 // the plate and the line where the far plane clips it. So blocks on the outer ring and blocks
 // the far plane passes through are drawn one quad each (the same edge endpoints as the
 // original); all other blocks are merged into rectangles of one colour (their shared edges
-// never show sky); blocks entirely beyond the far plane are left out. depth(x, z) returns the
-// eye-space distance along the view axis of the ground point (x, groundTop, z).
-// pv is the projection·view matrix; the clip w of a ground point is its eye-space distance
-// along the view axis. Single blocks entirely outside one side of the
-// view are left out too.
-func groundLayout(dst []groundRect, pv *mat4, near, far float64) []groundRect {
-	return newGroundWork().layout(dst, pv, near, far)
+// never show sky); blocks entirely beyond the far plane are left out. pv is the
+// projection·view matrix; the clip w of a ground point is its eye-space distance along the view
+// axis, which decides the classes. (Blocks outside the side planes are drawn anyway: leaving
+// them out makes the layout change with every camera turn, and re-uploading the ground costs
+// more than drawing the ring of blocks, measured with llvmpipe.)
+func groundLayout(dst []groundRect, pv *mat4, far float64) []groundRect {
+	return newGroundWork().layout(dst, pv, far)
 }
 
 const groundN = 2*gridworld.GroundHalfExtent + 1
@@ -105,7 +105,6 @@ const groundN = 2*gridworld.GroundHalfExtent + 1
 // frame).
 type groundWork struct {
 	d              [groundN + 1][groundN + 1]float64
-	side           [groundN + 1][groundN + 1]uint8
 	class          [groundN][groundN]uint8
 	openRuns, next []groundRun
 }
@@ -116,34 +115,19 @@ func newGroundWork() *groundWork {
 	return &groundWork{openRuns: make([]groundRun, 0, groundN), next: make([]groundRun, 0, groundN)}
 }
 
-func (w *groundWork) layout(dst []groundRect, pv *mat4, near, far float64) []groundRect {
+func (w *groundWork) layout(dst []groundRect, pv *mat4, far float64) []groundRect {
 	const e = gridworld.GroundHalfExtent
 	const n = groundN
 	const margin = 0.5 // > the backing's growth (buildGround) times √2
-	d, side := &w.d, &w.side
+	d := &w.d
 	const y = float64(gridworld.GroundY) + 0.5
-	r0, r1, r3 := pv[0], pv[1], pv[3]
+	r3 := pv[3]
 	for i := 0; i <= n; i++ {
 		x := float64(i-e) - 0.5
-		bx0, bx1, bx3 := r0[0]*x+r0[1]*y+r0[3], r1[0]*x+r1[1]*y+r1[3], r3[0]*x+r3[1]*y+r3[3]
+		bx3 := r3[0]*x + r3[1]*y + r3[3]
 		for k := 0; k <= n; k++ {
 			z := float64(k-e) - 0.5
-			c := [3]float64{bx0 + r0[2]*z, bx1 + r1[2]*z, bx3 + r3[2]*z}
-			d[i][k] = c[2]
-			var b uint8
-			if c[0] < -c[2] {
-				b |= 1
-			}
-			if c[0] > c[2] {
-				b |= 2
-			}
-			if c[1] < -c[2] {
-				b |= 4
-			}
-			if c[1] > c[2] {
-				b |= 8
-			}
-			side[i][k] = b
+			d[i][k] = bx3 + r3[2]*z
 		}
 	}
 	const (
@@ -158,10 +142,6 @@ func (w *groundWork) layout(dst []groundRect, pv *mat4, near, far float64) []gro
 			lo, hi := min(a, b, c, f), max(a, b, c, f)
 			switch {
 			case lo > far+margin:
-				class[i][k] = skip
-			case cullSides && side[i][k]&side[i+1][k]&side[i][k+1]&side[i+1][k+1] != 0 && lo > near:
-				// entirely outside one side plane (and in front of the eye, where the side
-				// test is valid): invisible
 				class[i][k] = skip
 			case i == 0 || k == 0 || i == n-1 || k == n-1 || hi > far-margin:
 				class[i][k] = single
@@ -220,11 +200,6 @@ func (w *groundWork) layout(dst []groundRect, pv *mat4, near, far float64) []gro
 	w.openRuns, w.next = openRuns, next
 	return dst
 }
-
-// cullSides leaves out single blocks outside the side planes of the view. It is off: it makes
-// the layout change with every camera turn, and re-uploading the ground costs more than
-// drawing the ring of blocks (measured with llvmpipe).
-const cullSides = false
 
 // buildGround fills m (stride 8: x, y, z, tile u0, v0, size, tu, tv) with the rectangles of
 // the ground plate's top surface (spec §2.2). The ground shader repeats the whole-tile texture

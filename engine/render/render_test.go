@@ -117,7 +117,7 @@ func TestMeshFullGridIsSmall(t *testing.T) {
 	}
 	// ground seen from far away with no far plane: the outer ring of single blocks plus a few
 	// merged rectangles
-	rects := groundLayout(nil, &mat4{3: {0, 0, 0, 100}}, 0.1, 1000)
+	rects := groundLayout(nil, &mat4{3: {0, 0, 0, 100}}, 1000)
 	cells := 0
 	for _, r := range rects {
 		cells += (r.x1 - r.x0 + 1) * (r.z1 - r.z0 + 1)
@@ -126,7 +126,7 @@ func TestMeshFullGridIsSmall(t *testing.T) {
 		t.Errorf("ground layout: %d rectangles covering %d blocks", len(rects), cells)
 	}
 	// a far plane through the plate: the blocks it crosses are single, those beyond left out
-	rects = groundLayout(nil, &mat4{3: {0, 0, -1, 20}}, 0.1, 30)
+	rects = groundLayout(nil, &mat4{3: {0, 0, -1, 20}}, 30)
 	for _, r := range rects {
 		if r.z0 <= -10 && r.z1 >= -10 && r.x0 != r.x1 {
 			t.Errorf("merged rectangle %+v across the far plane", r)

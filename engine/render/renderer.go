@@ -406,11 +406,11 @@ func (r *Renderer) updateWorld(s *Scene) {
 // updateGround lays the ground plate out for this view (see groundLayout); the mesh is
 // re-uploaded only when the layout changed.
 func (r *Renderer) updateGround(c *Camera, pv mat4) {
-	_, near, far := c.params()
+	_, _, far := c.params()
 	if r.groundWork == nil {
 		r.groundWork = newGroundWork()
 	}
-	r.groundScratch = r.groundWork.layout(r.groundScratch[:0], &pv, near, far)
+	r.groundScratch = r.groundWork.layout(r.groundScratch[:0], &pv, far)
 	if slices.Equal(r.groundScratch, r.groundRects) && r.ground.quads > 0 {
 		return
 	}
