@@ -202,16 +202,9 @@ func RunBench(cfg BenchConfig) (BenchResult, error) {
 	if cfg.Steps <= 0 {
 		cfg.Steps = 200000
 	}
-	ec := EnvDefaults()
-	ec.Render = false
-	ec.Seed = cfg.Seed
-	switch cfg.ActionSpace {
-	case "", string(Walking):
-		ec.ActionSpace, ec.Discretize = Walking, true
-	case string(Flying):
-		ec.ActionSpace = Flying
-	default:
-		return res, fmt.Errorf("gridworld: bench: unknown action space %q", cfg.ActionSpace)
+	ec, err := BenchEnvConfig(cfg)
+	if err != nil {
+		return res, err
 	}
 	tasks := BenchTasks(cfg.Seed)
 	b, err := NewBatch(cfg.Envs, ec, func(i int, e *Env) error {
@@ -248,20 +241,41 @@ func RunBench(cfg BenchConfig) (BenchResult, error) {
 	}
 	res.ResetsPerSecond = float64(nReset) / time.Since(start).Seconds()
 
-	// intersection
-	cases := BenchIntersectionCases(cfg.Seed)
-	nCall := 0
-	sink := 0
-	start = time.Now()
+	res.IntersectionUS = BenchIntersectionUS(cfg.Seed)
+	return res, nil
+}
+
+// BenchEnvConfig is the environment the benchmarks step: the defaults without rendering,
+// random actions of cfg's action space (walking in the discrete form).
+func BenchEnvConfig(cfg BenchConfig) (Config, error) {
+	ec := EnvDefaults()
+	ec.Render = false
+	ec.Seed = cfg.Seed
+	switch cfg.ActionSpace {
+	case "", string(Walking):
+		ec.ActionSpace, ec.Discretize = Walking, true
+	case string(Flying):
+		ec.ActionSpace = Flying
+	default:
+		return ec, fmt.Errorf("gridworld: bench: unknown action space %q", cfg.ActionSpace)
+	}
+	return ec, nil
+}
+
+// BenchIntersectionUS times full maximal-intersection computations on 10-60-block targets
+// for 200 ms and returns the mean microseconds per call.
+func BenchIntersectionUS(seed uint64) float64 {
+	cases := BenchIntersectionCases(seed)
+	nCall, sink := 0, 0
+	start := time.Now()
 	for time.Since(start) < 200*time.Millisecond {
 		for _, c := range cases {
 			sink += c.Scorer.MaximalIntersection(&c.Grid)
 		}
 		nCall += len(cases)
 	}
-	res.IntersectionUS = time.Since(start).Seconds() * 1e6 / float64(nCall)
 	_ = sink
-	return res, nil
+	return time.Since(start).Seconds() * 1e6 / float64(nCall)
 }
 
 type cycleTasks struct {

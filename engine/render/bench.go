@@ -67,19 +67,13 @@ func BenchPOV(cfg gridworld.BenchConfig, width, height int) (gridworld.BenchResu
 	}
 	defer r.Close()
 
-	ec := gridworld.EnvDefaults()
+	ec, err := gridworld.BenchEnvConfig(cfg)
+	if err != nil {
+		return res, err
+	}
 	ec.Render = true
 	ec.RenderSize = [2]int{width, height}
 	ec.Renderer = r.POV()
-	ec.Seed = cfg.Seed
-	switch cfg.ActionSpace {
-	case "", string(gridworld.Walking):
-		ec.ActionSpace, ec.Discretize = gridworld.Walking, true
-	case string(gridworld.Flying):
-		ec.ActionSpace = gridworld.Flying
-	default:
-		return res, fmt.Errorf("render: bench: unknown action space %q", cfg.ActionSpace)
-	}
 	tasks := gridworld.BenchTasks(cfg.Seed)
 	envs := make([]*gridworld.Env, cfg.Envs)
 	for i := range envs {
@@ -122,16 +116,6 @@ func BenchPOV(cfg gridworld.BenchConfig, width, height int) (gridworld.BenchResu
 	}
 	res.ResetsPerSecond = float64(nReset) / time.Since(start).Seconds()
 
-	cases := gridworld.BenchIntersectionCases(cfg.Seed)
-	nCall, sink := 0, 0
-	start = time.Now()
-	for time.Since(start) < 200*time.Millisecond {
-		for _, c := range cases {
-			sink += c.Scorer.MaximalIntersection(&c.Grid)
-		}
-		nCall += len(cases)
-	}
-	res.IntersectionUS = time.Since(start).Seconds() * 1e6 / float64(nCall)
-	_ = sink
+	res.IntersectionUS = gridworld.BenchIntersectionUS(cfg.Seed)
 	return res, nil
 }

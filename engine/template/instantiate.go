@@ -176,4 +176,3 @@ func FormatTextproto(text string) (string, error) {
 	}
 	return formatTask(m), nil
 }
-
