@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +48,84 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Fatalf("temporary files left after a failure: %v", entries)
+	}
+}
+
+// deadPid is the id of a process that has ended.
+func deadPid(t *testing.T) int {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestCleanRemovesOnlyLeftoversOfEndedWriters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "demo.pkl")
+	os.WriteFile(path, []byte("the file"), 0o644)
+	dead := deadPid(t)
+	names := map[string]bool{ // name -> stale
+		fmt.Sprintf(".demo.pkl.%d-123456.tmp", dead):      true,
+		fmt.Sprintf(".demo.pkl.%d-99.tmp", os.Getpid()):   false, // this process is running
+		".demo.pkl.2895412.tmp":                           true,  // an earlier version's name
+		".demo.pkl.tmp77":                                 true,  // and the other one
+		".demo.pkl.notes.tmp":                             false, // not ours
+		fmt.Sprintf(".other.pkl.%d-123456.tmp", dead):     false, // another file's
+		fmt.Sprintf(".demo.pkl.%d-123456.tmp.keep", dead): false,
+		"demo.pkl.old":                                    false,
+	}
+	for n := range names {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+	}
+	removed, err := Clean(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range removed {
+		got[filepath.Base(p)] = true
+	}
+	for n, stale := range names {
+		if got[n] != stale {
+			t.Errorf("%s: removed %v, want %v", n, got[n], stale)
+		}
+		_, err := os.Stat(filepath.Join(dir, n))
+		if exists := err == nil; exists == stale {
+			t.Errorf("%s: still there %v", n, exists)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != "the file" {
+		t.Fatal("the file itself changed")
+	}
+}
+
+func TestAbortAndCommit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	f, err := New(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(f.Name()), fmt.Sprintf(".out.bin.%d-", os.Getpid())) {
+		t.Fatalf("temporary name %s does not carry the pid", f.Name())
+	}
+	f.Write([]byte("abc"))
+	f.Abort()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("abort left %v", entries)
+	}
+	f, _ = New(path, 0o644)
+	defer f.Abort()
+	f.Write([]byte("abc"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort() // a no-op now
+	if b, _ := os.ReadFile(path); string(b) != "abc" {
+		t.Fatalf("content %q", b)
+	}
+	if err := f.Commit(); err == nil {
+		t.Fatal("second commit accepted")
 	}
 }

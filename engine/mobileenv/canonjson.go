@@ -97,6 +97,9 @@ func canon(b *bytes.Buffer, v any, depth int, budget *int) error {
 		}
 		b.WriteString("}")
 	case *NDArray:
+		if err := x.check(); err != nil {
+			return err
+		}
 		c := x.COrder()
 		sum := sha256.Sum256(c)
 		fmt.Fprintf(b, `{"ndarray": {"dtype": "%s", "shape": [`, x.DType)

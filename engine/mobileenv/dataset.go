@@ -9,12 +9,12 @@ import (
 	"image"
 	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/limits"
 	"github.com/agentdesk/agentdesk/engine/pyfmt"
 )
 
@@ -68,7 +68,7 @@ type File struct {
 // Open reads and classifies an annotation file. A resaved file is taken from its first pickle
 // only (as the original tools do); a raw dump contributes one trajectory per pickle.
 func Open(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.Pickle)
 	if err != nil {
 		return nil, err
 	}
@@ -164,9 +164,23 @@ type Summary struct {
 	Trajectories []TrajSummary     `json:"trajectories"`
 	Records      int               `json:"records"`
 	Steps        int               `json:"steps"`
-	TotalReward  float64           `json:"total_reward"`
+	TotalReward  Number            `json:"total_reward"`
 	// Observations counts "dtype shape" descriptions, e.g. "|u1 (48, 27, 3)": 12.
 	Observations map[string]int `json:"observations"`
+}
+
+// Number is a float that is written to JSON as a number when finite, and as Python's repr
+// ("inf", "-inf", "nan") otherwise: a reward of float('inf') is valid in a pickle, and JSON has
+// no such number.
+type Number float64
+
+// MarshalJSON implements json.Marshaler.
+func (n Number) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return []byte(`"` + pyfmt.FloatRepr(f) + `"`), nil
+	}
+	return json.Marshal(f)
 }
 
 // TrajSummary describes one trajectory.
@@ -178,7 +192,7 @@ type TrajSummary struct {
 	Steps        int            `json:"steps"`
 	Actions      map[string]int `json:"actions"`
 	Rewarded     int            `json:"rewarded_steps"`
-	TotalReward  float64        `json:"total_reward"`
+	TotalReward  Number         `json:"total_reward"`
 	Instructions []string       `json:"instructions,omitempty"`
 	InputTokens  []string       `json:"input_tokens,omitempty"`
 }
@@ -223,7 +237,7 @@ func (f *File) Summary() Summary {
 			}
 			if v, ok := d.Get("reward"); ok {
 				r, _ := AsFloat(v)
-				ts.TotalReward += r
+				ts.TotalReward += Number(r)
 				if r != 0 { // a reward event, positive or negative
 					ts.Rewarded++
 				}
@@ -260,7 +274,7 @@ func (s Summary) Text() string {
 			fmt.Fprintf(&b, "  meta.%s: %s\n", k, s.Meta[k])
 		}
 	}
-	fmt.Fprintf(&b, "  %d trajectories, %d records, %d steps, total reward %s\n", len(s.Trajectories), s.Records, s.Steps, pyfmt.FloatRepr(s.TotalReward))
+	fmt.Fprintf(&b, "  %d trajectories, %d records, %d steps, total reward %s\n", len(s.Trajectories), s.Records, s.Steps, pyfmt.FloatRepr(float64(s.TotalReward)))
 	obs := make([]string, 0, len(s.Observations))
 	for k := range s.Observations {
 		obs = append(obs, k)
@@ -275,7 +289,7 @@ func (s Summary) Text() string {
 			acts = append(acts, fmt.Sprintf("%s=%d", k, v))
 		}
 		sort.Strings(acts)
-		fmt.Fprintf(&b, "  [%d] %s (%s): %d records, actions %s, reward %s on %d step(s)\n", t.Index, t.TaskID, t.Task, t.Records, strings.Join(acts, " "), pyfmt.FloatRepr(t.TotalReward), t.Rewarded)
+		fmt.Fprintf(&b, "  [%d] %s (%s): %d records, actions %s, reward %s on %d step(s)\n", t.Index, t.TaskID, t.Task, t.Records, strings.Join(acts, " "), pyfmt.FloatRepr(float64(t.TotalReward)), t.Rewarded)
 		for _, in := range t.Instructions {
 			fmt.Fprintf(&b, "      instruction: %s\n", in)
 		}
@@ -363,6 +377,9 @@ func observationArray(v any) (*NDArray, int, int, error) {
 	}
 	if len(a.Shape) != 3 || (a.Shape[2] != 3 && a.Shape[2] != 4) {
 		return nil, 0, 0, fmt.Errorf("observation of shape %v is not an H×W×3 image", a.Shape)
+	}
+	if err := a.check(); err != nil {
+		return nil, 0, 0, fmt.Errorf("observation: %w", err)
 	}
 	return a, a.Shape[0], a.Shape[1], nil
 }

@@ -2,6 +2,8 @@ package mobileenv
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,11 +21,13 @@ func FuzzDecodePickle(f *testing.F) {
 	}
 	f.Add([]byte("\x80\x02cposix\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03."))
 	f.Add([]byte("\x80\x04\x8e\x00\x00\x00\x80\x02\x00\x00\x00abc"))
+	f.Add(resavedWithObservation(unbuiltArray))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ps, err := DecodeAll("fuzz", data)
 		if err != nil {
 			return
 		}
+		useDecoded(t, data)
 		// whatever decodes must encode, and re-decode to the same canonical JSON
 		for _, p := range ps {
 			j1, err := CanonicalJSON(p.Value)
@@ -44,6 +48,43 @@ func FuzzDecodePickle(f *testing.F) {
 			}
 		}
 	})
+}
+
+// useDecoded runs what the tools and the Demonstrations workspace do with a file that decodes:
+// classify it, summarise it, convert every trajectory to an episode, and draw the frames of
+// small observations (info, info --json, visualize and the workspace's viewer). Errors are
+// fine; a panic, or a panic caught in a worker, is a bug.
+func useDecoded(t *testing.T, data []byte) {
+	f, err := Parse("fuzz", data)
+	if err != nil {
+		return
+	}
+	s := f.Summary()
+	_ = s.Text()
+	if _, err := json.Marshal(s); err != nil {
+		t.Fatalf("summary does not marshal: %v", err)
+	}
+	for i, traj := range f.Trajectories {
+		_, _ = f.Episode(i, EpisodeOptions{})
+		for j, it := range traj.Items {
+			rec, ok := it.(*Dict)
+			if !ok {
+				continue
+			}
+			_, _ = CanonicalJSON(rec)
+			if obs, _ := rec.Get("observation"); obs != nil {
+				if a, ok := obs.(*NDArray); ok && a.Len() > 64*64*4 {
+					continue // drawing a phone screen per input would slow the fuzzer to a crawl
+				}
+			}
+			_, _ = f.StepImage(i, j)
+			_, _, err := RenderFrame("fuzz", rec, FrameOptions{NoDescp: j%2 == 0})
+			var pe *PanicError
+			if errors.As(err, &pe) {
+				t.Fatalf("%v\n%s", pe, pe.Stack)
+			}
+		}
+	}
 }
 
 func FuzzParseModifiers(f *testing.F) {

@@ -2,8 +2,8 @@ package mobileenv
 
 import (
 	"fmt"
-	"os"
 
+	"github.com/agentdesk/agentdesk/engine/limits"
 	"github.com/agentdesk/agentdesk/engine/template"
 )
 
@@ -19,7 +19,7 @@ type TaskDef struct {
 
 // ReadTaskDef reads a task definition textproto.
 func ReadTaskDef(path string) (*TaskDef, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.TaskDefinition)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // Pickle is one decoded pickle of a file.
@@ -53,7 +54,7 @@ var ErrTooLarge = errors.New("declared size exceeds the data")
 // ReadFile decodes every pickle stored back to back in a file (a raw web-tool dump holds one
 // or more; a resaved file holds one).
 func ReadFile(path string) ([]Pickle, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.Pickle)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func ReadFile(path string) ([]Pickle, error) {
 
 // ReadFirst decodes only the first pickle of a file (what the visualiser and editor load).
 func ReadFirst(path string) (Pickle, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.Pickle)
 	if err != nil {
 		return Pickle{}, err
 	}
@@ -140,6 +141,10 @@ type unpickler struct {
 	// keyIdx indexes the str keys of large dicts being built (SETITEMS replaces equal keys;
 	// a linear search would make a crafted many-key dict quadratic).
 	keyIdx map[*Dict]map[string]int
+	// unbuilt holds the arrays and dtypes made by REDUCE whose BUILD has not come yet, with the
+	// offset of their REDUCE. numpy completes both with BUILD; one still here at STOP is an
+	// incomplete object (an array with no dtype, shape or data) and the pickle is refused.
+	unbuilt map[any]int
 }
 
 func (u *unpickler) fail(start int, op string, err error) error {
@@ -236,6 +241,12 @@ func decodeOne(name string, data []byte, start int) (p Pickle, next int, err err
 				if perr != nil || len(u.stack) != 0 || len(u.marks) != 0 {
 					return p, u.pos, u.fail(at, "STOP", errors.New("malformed stack at STOP"))
 				}
+				if err := u.incomplete(); err != nil {
+					return p, u.pos, err
+				}
+				if g, ok := v.(*global); ok {
+					return p, u.pos, u.fail(at, "STOP", fmt.Errorf("the pickle is the class %s, not a value", g))
+				}
 				p.Value = v
 				p.Protocol = u.proto
 				p.End = int64(u.pos)
@@ -251,6 +262,32 @@ func decodeOne(name string, data []byte, start int) (p Pickle, next int, err err
 }
 
 var errStop = errors.New("stop")
+
+// ErrIncomplete is wrapped by the error returned for a pickle holding an object that was
+// created but never completed: a numpy array or dtype whose BUILD never came.
+var ErrIncomplete = errors.New("incomplete object")
+
+// markUnbuilt notes an object made by the REDUCE being run, which only BUILD completes.
+func (u *unpickler) markUnbuilt(v any) {
+	if u.unbuilt == nil {
+		u.unbuilt = map[any]int{}
+	}
+	u.unbuilt[v] = u.pos - 1
+}
+
+// incomplete reports the first object (by offset) that REDUCE created and BUILD never completed.
+func (u *unpickler) incomplete() error {
+	first, what := -1, ""
+	for v, at := range u.unbuilt {
+		if first < 0 || at < first {
+			first, what = at, TypeName(v)
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	return u.fail(first, "REDUCE", fmt.Errorf("%w: the %s created here is never completed by BUILD (a truncated or hand-made pickle)", ErrIncomplete, what))
+}
 
 func (u *unpickler) step(op byte) error {
 	switch op {
@@ -685,6 +722,14 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
+		switch x := v.(type) {
+		case *NDArray:
+			if x.DType == nil { // _reconstruct: BUILD gives it dtype, shape and data
+				u.markUnbuilt(v)
+			}
+		case *DType:
+			u.markUnbuilt(v)
+		}
 		u.push(v)
 	case 'b':
 		state, err := u.pop()
@@ -695,7 +740,11 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		return build(t, state, len(u.data))
+		if err := build(t, state, len(u.data)); err != nil {
+			return err
+		}
+		delete(u.unbuilt, t)
+		return nil
 	default:
 		if n, ok := opNames[op]; ok {
 			return fmt.Errorf("opcode %s is not allowed in annotation pickles", n)

@@ -2,6 +2,7 @@ package mobileenv
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -98,6 +99,18 @@ func parseDTypeCode(code string) (byte, int, error) {
 		return code[0], 8, nil
 	}
 	return 0, 0, fmt.Errorf("unsupported numpy dtype %q", code)
+}
+
+// check reports an array that cannot be read: no dtype (never built) or fewer bytes than its
+// shape needs. The decoder refuses such arrays; values built in code are checked by the readers.
+func (a *NDArray) check() error {
+	if a.DType == nil {
+		return errors.New("numpy array without a dtype (never built)")
+	}
+	if need := a.Len() * a.DType.Size; len(a.Data) < need {
+		return fmt.Errorf("numpy array of shape %v and dtype %s holds %d bytes, needs %d", a.Shape, a.DType, len(a.Data), need)
+	}
+	return nil
 }
 
 // Len is the number of elements (the product of the shape).

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 )
@@ -636,7 +637,8 @@ func (x *frameExport) work() {
 		if skip {
 			continue
 		}
-		err := func() error {
+		err := func() (err error) {
+			defer recoverAs(&err, "trajectory %d record %d", job.traj, job.rec)
 			rec, ok := job.item.(*Dict)
 			if !ok {
 				return fmt.Errorf("trajectory %d record %d is %s", job.traj, job.rec, TypeName(job.item))
@@ -697,6 +699,26 @@ func (x *frameExport) finish() ([]string, error) {
 	}
 	x.flush()
 	return x.folders, x.stopErr
+}
+
+// PanicError is an error that stands for a panic caught in a worker goroutine (a panic there
+// would end the whole process with whatever it had half written). It is a bug: the fuzz tests
+// fail on it.
+type PanicError struct {
+	Where string
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("internal error at %s: %v (please report this with the file)", e.Where, e.Value)
+}
+
+// recoverAs turns a panic in the calling function into a *PanicError in *err. Call it deferred.
+func recoverAs(err *error, format string, args ...any) {
+	if r := recover(); r != nil {
+		*err = &PanicError{Where: fmt.Sprintf(format, args...), Value: r, Stack: debug.Stack()}
+	}
 }
 
 // joinPy is os.path.join(a, b) for a relative b (keeps the folder as the user wrote it).

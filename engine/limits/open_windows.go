@@ -1,0 +1,5 @@
+//go:build windows
+
+package limits
+
+const openFlags = 0
