@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentdesk/agentdesk/engine/mobileenv"
@@ -64,12 +66,24 @@ func pickleResave(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want PKL_NAME:S:T DUMPDIR TASKFOLDER")
 		}
 		opts.Stdout = e.stdout
-		res, err := mobileenv.Resave(args[0], args[1], args[2], opts)
+		ctx, stop := interruptible()
+		defer stop()
+		res, err := mobileenv.Resave(ctx, args[0], args[1], args[2], opts)
+		for _, p := range res.Discarded {
+			fmt.Fprintf(e.stderr, "discarded %s, left by an interrupted run\n", p)
+		}
 		if err != nil {
 			return err
 		}
-		for path, n := range res.Written {
-			fmt.Fprintf(e.stderr, "wrote %s (%d trajectories)\n", path, n)
+		for _, path := range slices.Sorted(maps.Keys(res.Written)) {
+			fmt.Fprintf(e.stderr, "wrote %s (%d trajectories", path, res.Written[path])
+			if d := res.Duplicates[path]; d > 0 {
+				fmt.Fprintf(e.stderr, "; %d already in it not added again", d)
+			}
+			fmt.Fprintln(e.stderr, ")")
+		}
+		for _, path := range res.Unchanged {
+			fmt.Fprintf(e.stderr, "%s already holds these trajectories: unchanged\n", path)
 		}
 		return nil
 	}
@@ -89,7 +103,11 @@ func pickleEdit(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want PKL [MODIFIERS] [DEFDIR]")
 		}
 		args = append(args, "", "")
-		return mobileenv.Edit(args[0], args[1], args[2], opts)
+		res, err := mobileenv.Edit(args[0], args[1], args[2], opts)
+		for _, p := range res.Discarded {
+			fmt.Fprintf(e.stderr, "discarded %s, left by an interrupted edit\n", p)
+		}
+		return err
 	}
 }
 

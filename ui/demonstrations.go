@@ -746,10 +746,14 @@ func (d *demoWS) save(path string) error {
 	}
 	backup := ""
 	if _, err := os.Stat(path); err == nil {
-		if err := mobileenv.ReplaceWithBackup(path, d.edited); err != nil {
+		discarded, err := mobileenv.ReplaceWithBackup(path, d.edited)
+		if err != nil {
 			return fail(err)
 		}
 		backup = fmt.Sprintf("; the previous version is kept as %s.old", filepath.Base(path))
+		if len(discarded) > 0 {
+			backup += fmt.Sprintf("; removed %d temporary file(s) an interrupted save had left", len(discarded))
+		}
 	} else if err := atomicfile.Write(path, d.edited, 0o644); err != nil {
 		return fail(err)
 	}

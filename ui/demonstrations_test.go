@@ -230,7 +230,7 @@ func TestDemonstrationsSaveSafety(t *testing.T) {
 	ref := filepath.Join(t.TempDir(), "demo_task.pkl")
 	orig, _ := os.ReadFile(filepath.Join(mobileenvVectors, "inputs", "synthetic_documented.pkl"))
 	os.WriteFile(ref, orig, 0o644)
-	if err := mobileenv.Edit(ref, mods, "", mobileenv.EditOptions{}); err != nil {
+	if _, err := mobileenv.Edit(ref, mods, "", mobileenv.EditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(ref)

@@ -7,7 +7,7 @@
 //
 //	agentdesk pickle info PKL                 Info(PKL) → Summary (Summary.Text() for a terminal)
 //	agentdesk pickle resave PAT:S:T [OUTDIR=pkl_resaved] [DEFDIR=textprotos] [--merge] [--compat]
-//	                                          Resave(PAT:S:T, OUTDIR, DEFDIR, ResaveOptions{Stdout: os.Stdout, Merge, Compat})
+//	                                          Resave(ctx, PAT:S:T, OUTDIR, DEFDIR, ResaveOptions{Stdout: os.Stdout, Merge, Compat})
 //	agentdesk pickle edit PKL [MODIFIERS=""] [DEFDIR] [--compat]
 //	                                          Edit(PKL, MODIFIERS, DEFDIR, EditOptions{Compat})
 //	agentdesk pickle visualize [--no-marks] [--no-descp] PKL_PATH VIDEO_PATH [--safe-names] [--png] [--numeric-labels]

@@ -418,36 +418,44 @@ type EditOptions struct {
 	Compat bool
 }
 
+// EditResult says what an edit did besides writing the file.
+type EditResult struct {
+	// Discarded lists temporary files that interrupted writers of the file had left behind
+	// and that were removed.
+	Discarded []string
+}
+
 // Edit applies a modifier string to a resaved pickle (the original `edit_pickle.py PKL
 // MODIFIERS DEFDIR`). defDir is the folder holding <task_definition_id>.textproto; it is read
 // only when a modifier is named instructionize.
-func Edit(path, modifiers, defDir string, opts EditOptions) error {
+func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) {
 	if opts.Compat {
-		return editCompat(path, modifiers, defDir)
+		return EditResult{}, editCompat(path, modifiers, defDir)
 	}
 	mods, err := ParseModifiers(modifiers)
 	if err != nil {
-		return err
+		return EditResult{}, err
 	}
 	f, err := openForEdit(path)
 	if err != nil {
-		return err
+		return EditResult{}, err
 	}
 	var options []any
 	if NeedsDefinitions(mods) {
 		if options, err = LoadInstructionOptions(defDir, f.DefinitionID()); err != nil {
-			return err
+			return EditResult{}, err
 		}
 	}
 	tl, _ := f.Root.(*Dict).Get("trajectories")
 	if err := ApplyModifiers(tl.(*List), mods, options); err != nil {
-		return err
+		return EditResult{}, err
 	}
 	data, err := Encode(f.Root)
 	if err != nil {
-		return err
+		return EditResult{}, err
 	}
-	return ReplaceWithBackup(path, data)
+	discarded, err := ReplaceWithBackup(path, data)
+	return EditResult{Discarded: discarded}, err
 }
 
 func openForEdit(path string) (*File, error) {

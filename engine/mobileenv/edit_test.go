@@ -70,7 +70,7 @@ func TestConformanceEdit(t *testing.T) {
 			for _, compat := range []bool{true, false} {
 				work, input := setupEditCase(t, caseDir, cmd)
 				pkl := filepath.Join(work, "demo_task.pkl")
-				err := Edit(pkl, mods, filepath.Join(work, defs), EditOptions{Compat: compat})
+				_, err := Edit(pkl, mods, filepath.Join(work, defs), EditOptions{Compat: compat})
 				rc := 0
 				if err != nil {
 					rc = 1
@@ -128,7 +128,7 @@ func TestEditKeepsExistingBackup(t *testing.T) {
 	pkl := filepath.Join(work, "demo_task.pkl")
 	os.WriteFile(pkl, input, 0o644)
 	os.WriteFile(pkl+".old", []byte("precious"), 0o644)
-	if err := Edit(pkl, "0:delete:1:2", "", EditOptions{}); err != nil {
+	if _, err := Edit(pkl, "0:delete:1:2", "", EditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(pkl + ".old.1"); string(b) != "precious" {
@@ -137,13 +137,13 @@ func TestEditKeepsExistingBackup(t *testing.T) {
 	if b, _ := os.ReadFile(pkl + ".old"); !bytes.Equal(b, input) {
 		t.Fatal(".old is not the previous content")
 	}
-	if err := Edit(pkl, "0:delete:x:2", "", EditOptions{}); err == nil || !strings.Contains(err.Error(), "ValueError") {
+	if _, err := Edit(pkl, "0:delete:x:2", "", EditOptions{}); err == nil || !strings.Contains(err.Error(), "ValueError") {
 		t.Fatalf("bad int accepted: %v", err)
 	}
-	if err := Edit(pkl, "0:explode", "", EditOptions{}); err == nil || !strings.Contains(err.Error(), "KeyError") {
+	if _, err := Edit(pkl, "0:explode", "", EditOptions{}); err == nil || !strings.Contains(err.Error(), "KeyError") {
 		t.Fatalf("unknown modifier accepted: %v", err)
 	}
-	if err := Edit(pkl, "0:delete:1", "", EditOptions{}); err == nil || !strings.Contains(err.Error(), "TypeError") {
+	if _, err := Edit(pkl, "0:delete:1", "", EditOptions{}); err == nil || !strings.Contains(err.Error(), "TypeError") {
 		t.Fatalf("wrong arity accepted: %v", err)
 	}
 }

@@ -282,7 +282,7 @@ func TestSharedStructureBlowup(t *testing.T) {
 
 func TestPyErrorLines(t *testing.T) {
 	dir := t.TempDir()
-	err := Edit(filepath.Join(dir, "missing.pkl"), "0:remove", dir, EditOptions{})
+	_, err := Edit(filepath.Join(dir, "missing.pkl"), "0:remove", dir, EditOptions{})
 	if got := PyErrorLine(err); !strings.HasPrefix(got, "FileNotFoundError: [Errno 2] No such file or directory: ") {
 		t.Fatalf("missing file: %q", got)
 	}

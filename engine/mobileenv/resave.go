@@ -1,17 +1,21 @@
 package mobileenv
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // ResaveSpec is the parsed first argument of resave: "PATTERN:START:END".
@@ -152,12 +156,15 @@ func PyFormatInt(pattern string, n int) (string, error) {
 type ResaveOptions struct {
 	// Stdout receives the progress lines (nil: discarded).
 	Stdout io.Writer
-	// Compat reproduces the original exactly: temporary files are appended while the dumps are
-	// read (an error leaves them behind) and existing resaved files are overwritten.
+	// Compat reproduces the original: temporary files OUTDIR/<definition>.tmp.pkl are appended
+	// while the dumps are read (an error or an interruption leaves them behind, as the original
+	// does) and existing resaved files are overwritten.
 	Compat bool
 	// Merge (default mode only): when OUTDIR/<definition>.pkl exists, its trajectories are kept
-	// and the new ones appended after them (its meta is kept). Without Merge an existing target
-	// is an error reported before anything is written.
+	// and the new ones appended after them (its meta is kept); a new trajectory equal to one the
+	// file already holds is not added again, so repeating a merge (after an interruption, say)
+	// changes nothing. Without Merge an existing target with other content is an error reported
+	// before anything is written.
 	Merge bool
 }
 
@@ -167,16 +174,37 @@ type ResaveResult struct {
 	Written map[string]int
 	// Read lists the dump files read, in order.
 	Read []string
+	// Discarded lists the temporary files an earlier, interrupted run left in OUTDIR: they are
+	// removed before this run starts, never read or appended to.
+	Discarded []string
+	// Unchanged lists targets that already held exactly what this run would write (default
+	// mode; an earlier run wrote them).
+	Unchanged []string
+	// Duplicates counts, per target, the trajectories a merge did not add because the file
+	// already held them.
+	Duplicates map[string]int
 }
 
 // ErrExists is wrapped by the error returned when resave would overwrite a resaved file.
 var ErrExists = errors.New("resaved file exists")
 
+// resaveGroup is the trajectories of one task definition, each as the pickle the original
+// appends to its temporary file.
+type resaveGroup struct {
+	def   string
+	meta  []byte
+	trajs [][]byte
+}
+
 // Resave regroups raw web-tool dumps by task definition (the original
 // `resave_pickles.py PKL_NAME:S:T DUMPDIR TASKFOLDER`): spec is "PATTERN:START:END", outDir
 // must exist, defDir holds the task definitions (*.textproto, read in name order).
-func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, error) {
-	res := ResaveResult{Written: map[string]int{}}
+//
+// Every resaved file is written whole to a temporary file, synced and renamed over the target,
+// so an interrupted run leaves each target as it was or complete, and running it again gives
+// the files an uninterrupted run gives. ctx stops the run between dump files.
+func Resave(ctx context.Context, spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, error) {
+	res := ResaveResult{Written: map[string]int{}, Duplicates: map[string]int{}}
 	rs, err := ParseResaveSpec(spec)
 	if err != nil {
 		return res, err
@@ -184,6 +212,15 @@ func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, erro
 	if st, err := os.Stat(outDir); !opts.Compat && (err != nil || !st.IsDir()) {
 		// (the original fails only when it first appends to a temporary file there)
 		return res, fmt.Errorf("output folder %s does not exist (it is never created): %w", outDir, pyOSError(&fs.PathError{Op: "stat", Path: outDir, Err: fs.ErrNotExist}))
+	}
+	// The original reads every *.tmp.pkl in OUTDIR at the end, stale ones included, and so
+	// duplicates what an interrupted run had appended. They are discarded instead.
+	stale, _ := filepath.Glob(filepath.Join(outDir, "*"+tempSuffix))
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil {
+			return res, fmt.Errorf("cannot discard %s, left by an interrupted resave: %w", p, err)
+		}
+		res.Discarded = append(res.Discarded, p)
 	}
 	idmap, err := definitionIDs(defDir)
 	if err != nil {
@@ -193,15 +230,13 @@ func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, erro
 	if out == nil {
 		out = io.Discard
 	}
-	type group struct {
-		def   string
-		meta  *Dict
-		trajs []*List
-	}
-	var groups []*group
-	byDef := map[string]*group{}
+	var groups []*resaveGroup
+	byDef := map[string]*resaveGroup{}
 	vocabCache := map[string][]string{}
 	for idx := rs.Start; idx <= rs.End; idx++ {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
 		name, err := PyFormatInt(rs.Pattern, idx)
 		if err != nil {
 			return res, err
@@ -209,12 +244,12 @@ func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, erro
 		if idx%500 == 0 {
 			fmt.Fprintf(out, "\x1b[37m%d\x1b[0m=>\x1b[32m%d\x1b[0m=>\x1b[37m%d\x1b[0m\t%s\n", rs.Start, idx, rs.End, name)
 		}
-		data, err := os.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		data, err := limits.ReadFile(name, limits.Pickle)
 		if err != nil {
-			return res, err
+			return res, pyOSError(err)
 		}
 		res.Read = append(res.Read, name)
 		ps, err := DecodeAll(name, data)
@@ -258,48 +293,186 @@ func Resave(spec, outDir, defDir string, opts ResaveOptions) (ResaveResult, erro
 				meta.Set("otask_id", tidV)
 				meta.Set("otask_name", taskV)
 				meta.Set("task_definition_id", NewStr(def))
-				g = &group{def: def, meta: meta}
+				b, err := Encode(meta)
+				if err != nil {
+					return res, err
+				}
+				g = &resaveGroup{def: def, meta: b}
 				byDef[def] = g
 				groups = append(groups, g)
 			}
-			g.trajs = append(g.trajs, traj)
+			b, err := Encode(traj)
+			if err != nil {
+				return res, err
+			}
+			if err := limits.Trajectories.Check(filepath.Join(outDir, def+".pkl"), int64(len(g.trajs)+1)); err != nil {
+				return res, err
+			}
+			g.trajs = append(g.trajs, b)
 			if opts.Compat {
-				if err := appendTemp(outDir, g.def, g.meta, traj); err != nil {
+				if err := appendTemp(outDir, g, b); err != nil {
 					return res, err
 				}
 			}
 		}
 	}
-	if !opts.Compat {
-		// Refuse (or merge) before anything is written.
-		for _, g := range groups {
-			target := filepath.Join(outDir, g.def+".pkl")
-			if _, err := os.Stat(target); err == nil && !opts.Merge {
-				return res, fmt.Errorf("%w: %s (merge into it with --merge, or overwrite it as the original does with --compat)", ErrExists, target)
-			}
-		}
-		for _, g := range groups {
-			for _, t := range g.trajs {
-				if err := appendTemp(outDir, g.def, g.meta, t); err != nil {
-					return res, err
-				}
-			}
-		}
+	if opts.Compat {
+		return res, finishCompat(ctx, outDir, groups, &res)
 	}
-	tmps, err := filepath.Glob(filepath.Join(outDir, "*.tmp.pkl"))
-	if err != nil {
-		return res, err
-	}
-	sort.Strings(tmps)
-	for _, tmp := range tmps {
-		target := strings.TrimSuffix(tmp, ".tmp.pkl") + ".pkl"
-		n, err := finishTemp(tmp, target, !opts.Compat && opts.Merge)
+	return res, writeResaved(ctx, outDir, groups, opts.Merge, &res)
+}
+
+// tempSuffix ends the original's temporary files (OUTDIR/<definition>.tmp.pkl).
+const tempSuffix = ".tmp.pkl"
+
+// finishCompat turns this run's temporary files into the resaved files, as the original does
+// (in name order, overwriting), and removes them.
+func finishCompat(ctx context.Context, outDir string, groups []*resaveGroup, res *ResaveResult) error {
+	sorted := slices.Clone(groups)
+	slices.SortFunc(sorted, func(a, b *resaveGroup) int { return strings.Compare(a.def+tempSuffix, b.def+tempSuffix) })
+	for _, g := range sorted {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tmp := filepath.Join(outDir, g.def+tempSuffix)
+		target := filepath.Join(outDir, g.def+".pkl")
+		data, err := limits.ReadFile(tmp, limits.Pickle)
 		if err != nil {
-			return res, err
+			return err
+		}
+		ps, err := DecodeAll(tmp, data)
+		if err != nil {
+			return err
+		}
+		root, n := resavedRoot(ps[0].Value, nil, ps[1:])
+		if err := writePickle(target, root); err != nil {
+			return err
 		}
 		res.Written[target] = n
+		if err := os.Remove(tmp); err != nil {
+			return err
+		}
 	}
-	return res, nil
+	return nil
+}
+
+// writeResaved writes every group's resaved file (default mode): all contents are made and
+// checked against the existing files first, then each is written atomically.
+func writeResaved(ctx context.Context, outDir string, groups []*resaveGroup, merge bool, res *ResaveResult) error {
+	type output struct {
+		target string
+		data   []byte
+		n      int
+	}
+	var outs []output
+	for _, g := range groups {
+		target := filepath.Join(outDir, g.def+".pkl")
+		removed, err := atomicfile.Clean(target)
+		res.Discarded = append(res.Discarded, removed...)
+		if err != nil {
+			return err
+		}
+		meta, err := Decode(g.meta)
+		if err != nil {
+			return err
+		}
+		trajs := make([]Pickle, len(g.trajs))
+		for i, b := range g.trajs {
+			if trajs[i].Value, err = Decode(b); err != nil {
+				return err
+			}
+		}
+		var old *File
+		existing, err := os.ReadFile(target)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return err
+		case merge:
+			if old, err = Parse(target, existing); err != nil {
+				return fmt.Errorf("merge into %s: %w", target, err)
+			}
+			if old.Kind != KindResaved {
+				return fmt.Errorf("merge into %s: not a resaved file", target)
+			}
+			if old.Meta != nil {
+				meta = old.Meta
+			}
+			kept, dups, err := withoutDuplicates(old.Trajectories, trajs, g.trajs)
+			if err != nil {
+				return err
+			}
+			trajs, res.Duplicates[target] = kept, dups
+		}
+		root, n := resavedRoot(meta, old, trajs)
+		data, err := Encode(root)
+		if err != nil {
+			return err
+		}
+		if existing != nil && bytes.Equal(existing, data) {
+			res.Unchanged = append(res.Unchanged, target)
+			continue
+		}
+		if existing != nil && !merge {
+			return fmt.Errorf("%w: %s (merge into it with --merge, or overwrite it as the original does with --compat)", ErrExists, target)
+		}
+		outs = append(outs, output{target, data, n})
+	}
+	for _, o := range outs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(o.target, o.data, 0o644); err != nil {
+			return err
+		}
+		res.Written[o.target] = o.n
+	}
+	return nil
+}
+
+// withoutDuplicates drops the new trajectories that old already holds (compared by their
+// pickled bytes: raw is each new trajectory as its own pickle).
+func withoutDuplicates(old []*List, trajs []Pickle, raw [][]byte) ([]Pickle, int, error) {
+	have := map[[sha256.Size]byte]bool{}
+	for _, t := range old {
+		b, err := Encode(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		have[sha256.Sum256(b)] = true
+	}
+	var kept []Pickle
+	for i, t := range trajs {
+		if !have[sha256.Sum256(raw[i])] {
+			kept = append(kept, t)
+		}
+	}
+	return kept, len(trajs) - len(kept), nil
+}
+
+// resavedRoot is {"meta": meta, "trajectories": [old..., new...]}.
+func resavedRoot(meta any, old *File, trajs []Pickle) (*Dict, int) {
+	l := &List{}
+	if old != nil {
+		for _, t := range old.Trajectories {
+			l.Items = append(l.Items, t)
+		}
+	}
+	for _, p := range trajs {
+		l.Items = append(l.Items, p.Value)
+	}
+	root := &Dict{}
+	root.Set("meta", meta)
+	root.Set("trajectories", l)
+	return root, len(l.Items)
+}
+
+func writePickle(target string, v any) error {
+	b, err := Encode(v)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(target, b, 0o644)
 }
 
 // definitionIDs maps task ids to definition names (file names without ".textproto").
@@ -349,64 +522,13 @@ func translateTokens(traj *List, vocab []string) error {
 	return nil
 }
 
-func appendTemp(outDir, def string, meta *Dict, traj *List) error {
-	tmp := filepath.Join(outDir, def+".tmp.pkl")
+// appendTemp appends a trajectory pickle to the group's temporary file, the meta pickle first
+// when the file is new (the original's step d).
+func appendTemp(outDir string, g *resaveGroup, traj []byte) error {
+	tmp := filepath.Join(outDir, g.def+tempSuffix)
 	var data []byte
 	if _, err := os.Stat(tmp); errors.Is(err, fs.ErrNotExist) {
-		b, err := Encode(meta)
-		if err != nil {
-			return err
-		}
-		data = b
+		data = g.meta
 	}
-	b, err := Encode(traj)
-	if err != nil {
-		return err
-	}
-	return pyOSError(appendFile(tmp, append(data, b...)))
-}
-
-// finishTemp turns a temporary file (meta pickle + trajectory pickles) into the resaved file.
-func finishTemp(tmp, target string, merge bool) (int, error) {
-	data, err := os.ReadFile(tmp)
-	if err != nil {
-		return 0, err
-	}
-	ps, err := DecodeAll(tmp, data)
-	if err != nil {
-		return 0, err
-	}
-	meta := ps[0].Value
-	trajs := &List{}
-	if merge {
-		if old, err := os.ReadFile(target); err == nil {
-			f, err := Parse(target, old)
-			if err != nil {
-				return 0, fmt.Errorf("merge into %s: %w", target, err)
-			}
-			if f.Kind != KindResaved {
-				return 0, fmt.Errorf("merge into %s: not a resaved file", target)
-			}
-			if f.Meta != nil {
-				meta = f.Meta
-			}
-			for _, t := range f.Trajectories {
-				trajs.Items = append(trajs.Items, t)
-			}
-		}
-	}
-	for _, p := range ps[1:] {
-		trajs.Items = append(trajs.Items, p.Value)
-	}
-	root := &Dict{}
-	root.Set("meta", meta)
-	root.Set("trajectories", trajs)
-	b, err := Encode(root)
-	if err != nil {
-		return 0, err
-	}
-	if err := atomicfile.Write(target, b, 0o644); err != nil {
-		return 0, err
-	}
-	return len(trajs.Items), os.Remove(tmp)
+	return pyOSError(appendFile(tmp, append(slices.Clip(data), traj...)))
 }

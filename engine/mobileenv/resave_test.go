@@ -2,10 +2,12 @@ package mobileenv
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -85,7 +87,19 @@ func TestConformanceResave(t *testing.T) {
 				work := setupResave(t, caseDir, cmd)
 				t.Chdir(work)
 				var stdout bytes.Buffer
-				_, err := Resave(args[0], args[1], args[2], ResaveOptions{Stdout: &stdout, Compat: compat})
+				res, err := Resave(context.Background(), args[0], args[1], args[2], ResaveOptions{Stdout: &stdout, Compat: compat})
+				// A temporary file in the set-up is what an interrupted run left: the original
+				// reads it into its output, this one discards it (issue 12) and says so. The
+				// files it would have fed are not compared then.
+				staleDefs := map[string]bool{}
+				for _, f := range cmd.ResavedBefore {
+					if def, ok := strings.CutSuffix(f, ".tmp.pkl"); ok {
+						staleDefs[def+".pkl"] = true
+						if !slices.Contains(res.Discarded, filepath.Join(args[1], f)) {
+							t.Errorf("compat=%v: stale %s not reported as discarded (%v)", compat, f, res.Discarded)
+						}
+					}
+				}
 				rc := 0
 				if err != nil {
 					rc = 1
@@ -106,7 +120,7 @@ func TestConformanceResave(t *testing.T) {
 				if exp, err := os.ReadFile(filepath.Join(caseDir, "expected/stdout.txt")); err == nil && stdout.String() != string(exp) {
 					t.Errorf("stdout %q, want %q", stdout.String(), exp)
 				}
-				if compat || rc == 0 {
+				if (compat || rc == 0) && len(staleDefs) == 0 {
 					got := listDir(t, filepath.Join(work, "resaved"))
 					if strings.Join(got, ",") != strings.Join(want.ResavedAfter, ",") {
 						t.Errorf("compat=%v: resaved/ holds %v, want %v", compat, got, want.ResavedAfter)
@@ -114,6 +128,9 @@ func TestConformanceResave(t *testing.T) {
 				}
 				expFiles, _ := filepath.Glob(filepath.Join(caseDir, "expected/resaved/*.pkl"))
 				for _, ef := range expFiles {
+					if staleDefs[filepath.Base(ef)] {
+						continue
+					}
 					got, err := os.ReadFile(filepath.Join(work, "resaved", filepath.Base(ef)))
 					if err != nil {
 						t.Errorf("compat=%v: %v", compat, err)
@@ -135,17 +152,17 @@ func TestResaveRefusesAndMerges(t *testing.T) {
 	cmd := resaveCmd{Textprotos: []string{"demo_task.textproto", "other.textproto", "unrelated.textproto"}}
 	work := setupResave(t, "", cmd)
 	t.Chdir(work)
-	if _, err := Resave("web-dumps/anno.%d.pkl:0:0", "resaved", "textprotos", ResaveOptions{}); err != nil {
+	if _, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:0:0", "resaved", "textprotos", ResaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := Info("resaved/demo_task.pkl")
-	if _, err := Resave("web-dumps/anno.%d.pkl:2:3", "resaved", "textprotos", ResaveOptions{}); !errors.Is(err, ErrExists) {
+	if _, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:2:3", "resaved", "textprotos", ResaveOptions{}); !errors.Is(err, ErrExists) {
 		t.Fatalf("overwrite not refused: %v", err)
 	}
 	if tmps, _ := filepath.Glob("resaved/*.tmp.pkl"); len(tmps) != 0 {
 		t.Fatalf("refusal left %v", tmps)
 	}
-	if _, err := Resave("web-dumps/anno.%d.pkl:2:3", "resaved", "textprotos", ResaveOptions{Merge: true}); err != nil {
+	if _, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:2:3", "resaved", "textprotos", ResaveOptions{Merge: true}); err != nil {
 		t.Fatal(err)
 	}
 	merged, _ := Info("resaved/demo_task.pkl")
@@ -153,6 +170,69 @@ func TestResaveRefusesAndMerges(t *testing.T) {
 		t.Fatalf("merge lost trajectories: %d then %d", len(first.Trajectories), len(merged.Trajectories))
 	}
 	t.Logf("merged %d + new = %d trajectories", len(first.Trajectories), len(merged.Trajectories))
+
+	// The same merge again (say after an interruption) adds nothing: no duplicates.
+	before := mustRead(t, "resaved/demo_task.pkl")
+	res, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:2:3", "resaved", "textprotos", ResaveOptions{Merge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(mustRead(t, "resaved/demo_task.pkl"), before) || !slices.Contains(res.Unchanged, filepath.Join("resaved", "demo_task.pkl")) {
+		t.Fatalf("repeating the merge changed the file: %+v", res)
+	}
+	if res.Duplicates[filepath.Join("resaved", "demo_task.pkl")] == 0 {
+		t.Fatalf("duplicates not counted: %+v", res)
+	}
+	// Without --merge, a target holding exactly what would be written is left as it is (a
+	// run repeated after an interruption); other content is refused.
+	if _, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:0:0", "fresh", "textprotos", ResaveOptions{}); err == nil {
+		t.Fatal("a missing output folder accepted")
+	}
+	os.Mkdir("fresh", 0o755)
+	for range 2 {
+		res, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:0:4", "fresh", "textprotos", ResaveOptions{})
+		if err != nil {
+			t.Fatalf("resave into its own output: %v", err)
+		}
+		t.Logf("written %v, unchanged %v", res.Written, res.Unchanged)
+	}
+}
+
+// TestResaveDiscardsStaleTemporaries: an interrupted run leaves <definition>.tmp.pkl (the
+// original's names, kept in --compat mode) holding what it had appended. The next run, in
+// either mode, reports and discards it instead of reading it into its output (the original
+// would, duplicating trajectories).
+func TestResaveDiscardsStaleTemporaries(t *testing.T) {
+	cmd := resaveCmd{Textprotos: []string{"demo_task.textproto", "other.textproto", "unrelated.textproto"}}
+	for _, compat := range []bool{true, false} {
+		clean := setupResave(t, "", cmd)
+		t.Chdir(clean)
+		if _, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:0:4", "resaved", "textprotos", ResaveOptions{Compat: compat}); err != nil {
+			t.Fatal(err)
+		}
+		want := mustRead(t, filepath.Join(clean, "resaved/demo_task.pkl"))
+
+		work := setupResave(t, "", cmd)
+		t.Chdir(work)
+		// what a run killed while appending leaves (its content does not matter: it is
+		// never read)
+		if err := os.WriteFile("resaved/demo_task.tmp.pkl", mustRead(t, "web-dumps/anno.0.pkl"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Resave(context.Background(), "web-dumps/anno.%d.pkl:0:4", "resaved", "textprotos", ResaveOptions{Compat: compat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(res.Discarded, filepath.Join("resaved", "demo_task.tmp.pkl")) {
+			t.Errorf("compat=%v: stale file not reported: %+v", compat, res)
+		}
+		if got := mustRead(t, "resaved/demo_task.pkl"); !bytes.Equal(got, want) {
+			t.Errorf("compat=%v: output differs from a clean run's (%d bytes, want %d)", compat, len(got), len(want))
+		}
+		if left := listDir(t, "resaved"); strings.Join(left, ",") != "demo_task.pkl,other.pkl" {
+			t.Errorf("compat=%v: resaved/ holds %v", compat, left)
+		}
+	}
 }
 
 func TestPyFormatInt(t *testing.T) {

@@ -6,105 +6,70 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 )
 
-// createTemp writes data to a new temporary file next to path and syncs it.
-func createTemp(path string, data []byte) (string, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(name)
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(name)
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // not supported everywhere (Windows); best effort
-		d.Close()
-	}
-}
-
-// ReplaceWithBackup writes data to path atomically (like atomicfile.Write, but the new content
-// must be on disk before the backup is renamed, so it manages its own temporary file) and keeps the previous content as
+// ReplaceWithBackup writes data to path atomically and keeps the previous content as
 // path + ".old" (the name the original edit tool uses). An existing ".old" is not lost: it is
-// renamed to ".old.1" (or the first free ".old.N"). The new content is fully written and synced
-// before anything is renamed.
-func ReplaceWithBackup(path string, data []byte) error {
-	tmp, err := createTemp(path, data)
+// renamed to ".old.1" (or the first free ".old.N"), unless it already is the current file (a
+// run interrupted after making the backup). The new content is fully written and synced
+// before anything is renamed; temporary files that killed writers of path left behind are
+// removed first and returned.
+func ReplaceWithBackup(path string, data []byte) (discarded []string, err error) {
+	discarded, err = atomicfile.Clean(path)
 	if err != nil {
-		return err
+		return discarded, err
 	}
-	fail := func(err error) error {
-		os.Remove(tmp)
-		return err
+	f, err := atomicfile.New(path, 0o644)
+	if err != nil {
+		return discarded, err
 	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return discarded, err
+	}
+	cur, curErr := os.Stat(path)
 	old := path + ".old"
-	if _, err := os.Lstat(old); err == nil {
+	if prev, err := os.Stat(old); err == nil && (curErr != nil || !os.SameFile(prev, cur)) {
 		for n := 1; ; n++ {
 			cand := fmt.Sprintf("%s.%d", old, n)
 			if _, err := os.Lstat(cand); errors.Is(err, fs.ErrNotExist) {
 				if err := os.Rename(old, cand); err != nil {
-					return fail(err)
+					return discarded, err
 				}
 				break
 			}
 		}
 	}
-	if _, err := os.Lstat(path); err == nil {
-		if err := os.Link(path, old); err != nil {
-			if err := copyFileSync(path, old); err != nil {
-				return fail(err)
+	if curErr == nil {
+		if _, err := os.Stat(old); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Link(path, old); err != nil {
+				if err := copyFileSync(path, old); err != nil {
+					return discarded, err
+				}
 			}
 		}
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fail(err)
-	}
-	syncDir(filepath.Dir(path))
-	return nil
+	return discarded, f.Commit()
 }
 
+// copyFileSync copies src to dst atomically (where hard links are not supported).
 func copyFileSync(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := atomicfile.New(dst, 0o644)
 	if err != nil {
 		return err
 	}
+	defer out.Abort()
 	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		os.Remove(dst)
 		return err
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return out.Commit()
 }
 
 // appendFile appends data to path (creating it), syncing before returning.

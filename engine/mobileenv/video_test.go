@@ -156,7 +156,7 @@ func TestVideoFFmpegSkipsEmptyTrajectory(t *testing.T) {
 	if err := os.WriteFile(pkl, mustRead(t, filepath.Join(areaDir(t), "pickles/inputs/synthetic_visual.pkl")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Edit(pkl, "1:delete:1:2", dir, EditOptions{}); err != nil {
+	if _, err := Edit(pkl, "1:delete:1:2", dir, EditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	vids, err := Video(context.Background(), pkl, filepath.Join(dir, "v"), VideoOptions{Format: "mp4", FFmpeg: ff,
