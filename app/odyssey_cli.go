@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/limits"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 	"github.com/agentdesk/agentdesk/store"
 )
@@ -278,7 +279,7 @@ func readIDFile(file string) ([]string, error) {
 	if file == "-" {
 		return odyssey.ReadIDList(os.Stdin)
 	}
-	f, err := os.Open(file)
+	f, _, err := limits.Open(file, limits.SplitFile)
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +420,7 @@ func odysseyScore(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want --split NAME PREDICTIONS")
 		}
 		opts.Branch = odyssey.Branch(*branch)
-		data, err := os.ReadFile(args[0])
+		data, err := limits.ReadFile(args[0], limits.Predictions)
 		if err != nil {
 			return err
 		}

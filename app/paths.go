@@ -11,6 +11,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // StoreFileName is the default store's file name inside the data folder.
@@ -56,7 +57,7 @@ func LoadSettings() (Settings, error) {
 	if err != nil {
 		return s, err
 	}
-	b, err := os.ReadFile(path)
+	b, err := limits.ReadFile(path, limits.Config)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}

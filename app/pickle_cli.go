@@ -2,9 +2,11 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -131,9 +133,34 @@ func pickleVisualize(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want PKL_PATH VIDEO_PATH")
 		}
 		opts.Stdout = e.stdout
-		_, err = mobileenv.Visualize(args[0], args[1], opts)
-		return err
+		folders, err := mobileenv.Visualize(args[0], args[1], opts)
+		if err != nil {
+			return err
+		}
+		return wroteSomething(folders, framesIn(folders), "frames")
 	}
+}
+
+// framesIn counts the files in the export's folders.
+func framesIn(folders []string) int {
+	n := 0
+	for _, f := range folders {
+		entries, _ := os.ReadDir(f)
+		n += len(entries)
+	}
+	return n
+}
+
+// wroteSomething is the error of an export that wrote nothing: its exit status says so, not
+// only its (empty) output. The original writes empty folders and exits 0.
+func wroteSomething(folders []string, n int, what string) error {
+	switch {
+	case n > 0:
+		return nil
+	case len(folders) == 0:
+		return fmt.Errorf("wrote no %s: the file holds no trajectories", what)
+	}
+	return fmt.Errorf("wrote no %s: the %d trajectories hold only their initial record (%d empty folder(s) made)", what, len(folders), len(folders))
 }
 
 func pickleVideo(fs *flag.FlagSet) runFunc {
@@ -156,7 +183,13 @@ func pickleVideo(fs *flag.FlagSet) runFunc {
 		for _, f := range files {
 			fmt.Fprintln(e.stderr, "wrote", f)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return errors.New("wrote no video: no trajectory of the file has a step to show")
+		}
+		return nil
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentdesk/agentdesk/engine/mobileenv"
+	"github.com/agentdesk/agentdesk/engine/mobileenv/mobileenvtest"
 )
 
 func TestPickleCommands(t *testing.T) {
@@ -88,5 +91,37 @@ func TestPickleOriginalArgumentOrder(t *testing.T) {
 	}
 	if r := runCLI(t, "pickle", "edit", pkl, "0:rewardize:1:1", ".", "--compat"); r.code != 0 {
 		t.Fatalf("edit with a trailing flag: %+v", r)
+	}
+}
+
+// TestExportsThatWriteNothingFail: an export that wrote no frame or video says so and exits
+// non-zero; a pickle with an incomplete array is an error naming the byte, not a crash.
+func TestExportsThatWriteNothingFail(t *testing.T) {
+	dir := t.TempDir()
+	meta := mobileenv.NewDict()
+	meta.Set("task_definition_id", mobileenv.NewStr("search"))
+	root := mobileenv.NewDict()
+	root.Set("meta", meta)
+	root.Set("trajectories", &mobileenv.List{Items: []any{mobileenvtest.Trajectory("search-1", "Search", 0, 1)}})
+	b, err := mobileenv.Encode(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyInitial := filepath.Join(dir, "initial.pkl")
+	os.WriteFile(onlyInitial, b, 0o644)
+	for _, cmd := range []string{"visualize", "video"} {
+		r := runCLI(t, "pickle", cmd, onlyInitial, filepath.Join(dir, cmd))
+		if r.code != 1 || !strings.Contains(r.stderr, "wrote no") {
+			t.Errorf("%s of initial records only: %+v", cmd, r)
+		}
+	}
+	// a numpy array that BUILD never completes, as a step's observation (103 bytes of it)
+	bad := filepath.Join(dir, "bad.pkl")
+	os.WriteFile(bad, []byte("\x80\x02cnumpy.core.multiarray\n_reconstruct\ncnumpy\nndarray\nK\x00\x85C\x01b\x87R."), 0o644)
+	for _, args := range [][]string{{"info", bad}, {"info", "--json", bad}, {"visualize", bad, filepath.Join(dir, "v2")}, {"video", bad, filepath.Join(dir, "v3")}} {
+		r := runCLI(t, append([]string{"pickle"}, args...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "byte 60 (REDUCE)") {
+			t.Errorf("%v: %+v", args, r)
+		}
 	}
 }

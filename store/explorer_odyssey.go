@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/limits"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 )
 
@@ -125,7 +125,7 @@ func (s *Store) ExportSplitFile(ctx context.Context, name, path string) error {
 // level ("high", "low" or "") labels the run; metric overrides the split's branch (for user
 // splits; "" keeps it).
 func (s *Store) ScorePredictionsFile(ctx context.Context, path, split, mode, level string, metric odyssey.Branch) (*odyssey.Result, map[string][]odyssey.Group, []odyssey.Failure, []string, error) {
-	data, err := os.ReadFile(path) // read once: parsed, and summed for the run's record
+	data, err := limits.ReadFile(path, limits.Predictions) // read once: parsed, and summed for the run's record
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/limits"
 	"github.com/agentdesk/agentdesk/engine/mobileenv"
 )
 
@@ -194,7 +195,7 @@ func (d *demoWS) openThen(path string, then func() error) error {
 	var result error
 	returned := false
 	d.shell.deps.Run(func() {
-		data, err := os.ReadFile(path)
+		data, err := limits.ReadFile(path, limits.Pickle)
 		var f *mobileenv.File
 		if err == nil {
 			if f, err = mobileenv.Parse(path, data); err != nil {
@@ -736,7 +737,7 @@ func (d *demoWS) save(path string) error {
 		if len(d.pending) == 0 {
 			return nil
 		}
-		disk, err := os.ReadFile(path)
+		disk, err := limits.ReadFile(path, limits.Pickle)
 		if err != nil {
 			return fail(err)
 		}

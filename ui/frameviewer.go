@@ -11,7 +11,6 @@ import (
 	_ "image/jpeg" // observations may be JPEG
 	"image/png"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -23,6 +22,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // FrameLoader decodes the frame of a step: its Observation bytes, or the file its
@@ -37,7 +37,7 @@ func LoadStepFrame(step *episode.Step) (image.Image, error) {
 			return nil, fmt.Errorf("step %d has no frame", step.Index)
 		}
 		var err error
-		if data, err = os.ReadFile(step.ObservationRef); err != nil {
+		if data, err = limits.ReadFile(step.ObservationRef, limits.Screenshot); err != nil {
 			return nil, err
 		}
 	}

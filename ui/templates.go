@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/limits"
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 )
 
@@ -378,7 +379,7 @@ func scanTemplateFolder(root string) ([]*tplFile, error) {
 		if !ok || len(files) >= 5000 {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := limits.ReadFile(p, limits.TaskDefinition)
 		if err != nil {
 			return nil
 		}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"testing/fstest"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/limits"
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 )
 
@@ -253,7 +253,7 @@ func (p *previewPanel) taskChanged() {
 func (p *previewPanel) readSaved() {
 	p.saved, p.exists = "", false
 	if rel := strings.TrimSpace(p.output.Text); rel != "" && p.ws.dir != "" {
-		if data, err := os.ReadFile(p.ws.abs(rel)); err == nil {
+		if data, err := limits.ReadFile(p.ws.abs(rel), limits.TaskDefinition); err == nil {
 			p.saved, p.exists = string(data), true
 		}
 	}

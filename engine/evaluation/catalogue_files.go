@@ -2,8 +2,9 @@ package evaluation
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // CatalogueChoice is what a new project over the built-in catalogue needs (the app's form
@@ -24,7 +25,7 @@ type CatalogueChoice struct {
 
 // Project builds the project of a catalogue choice, reading its files.
 func (c CatalogueChoice) Project() (*Project, error) {
-	f, err := os.Open(c.DataFile)
+	f, _, err := limits.Open(c.DataFile, limits.ProjectFile)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func (c CatalogueChoice) Project() (*Project, error) {
 		return nil, err
 	}
 	if c.TrainingFile != "" {
-		data, err := os.ReadFile(c.TrainingFile)
+		data, err := limits.ReadFile(c.TrainingFile, limits.ProjectFile)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // datapointKeys are the datapoint keys the app understands (spec §7.1).
@@ -27,7 +29,7 @@ func readBundles(r io.Reader, file string, rep *ImportReport) ([]Bundle, error) 
 	br := bufio.NewReader(r)
 	var out []Bundle
 	ignored := map[string]int{}
-	lineNo := 0
+	lineNo, datapoints := 0, 0
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
@@ -39,6 +41,10 @@ func readBundles(r io.Reader, file string, rep *ImportReport) ([]Bundle, error) 
 				b, perr := parseBundleLine(line, file, lineNo, ignored)
 				if perr != nil {
 					return nil, perr
+				}
+				datapoints += len(b.Datapoints)
+				if err := limits.Datapoints.Check("datapoints up to here", int64(datapoints)); err != nil {
+					return nil, &FileError{File: file, Line: lineNo, Err: err}
 				}
 				out = append(out, b)
 			}
@@ -270,6 +276,9 @@ func ReadUnits(data []byte, file string) (map[string]int, error) {
 		if err := json.Unmarshal(m.Value, &n); err != nil || n < 0 {
 			return nil, &FileError{File: file, Line: lineOf(data, offs[i]),
 				Err: fmt.Errorf("group %q: units must be a whole number >= 0, found %s", m.Key, strings.TrimSpace(string(m.Value)))}
+		}
+		if err := limits.Units.Check(fmt.Sprintf("group %q", m.Key), int64(n)); err != nil {
+			return nil, &FileError{File: file, Line: lineOf(data, offs[i]), Err: err}
 		}
 		out[m.Key] = n
 	}

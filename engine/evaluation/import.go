@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // ImportOptions chooses what ImportOriginal reads.
@@ -88,7 +90,7 @@ type yamlConf struct {
 }
 
 func readYAMLConf(path, rel, taskDir string, rep *ImportReport) (*yamlConf, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +297,7 @@ func (im *importer) resolve(key, value string) (string, error) {
 }
 
 func (im *importer) read(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.ProjectFile)
 	if err != nil {
 		return nil, err
 	}
@@ -637,6 +639,9 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 			skipped = append(skipped, b.GroupID())
 		}
 		total += n
+	}
+	if err := limits.Units.Check("units in total", int64(total)); err != nil {
+		return &FileError{File: urel, Err: err}
 	}
 	im.rep.add(Understood, urel, "", "units for %s, %s in total", plural(len(p.Units), "group"), plural(total, "unit"))
 	if len(skipped) > 0 {

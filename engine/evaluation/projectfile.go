@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // ProjectFormat is the version of the app's project file; LoadProject refuses newer files.
@@ -388,6 +388,7 @@ func (p *Project) Validate() error {
 		}
 	}
 	check := func(bs []Bundle, what string, needUnits bool) error {
+		var units int64
 		for bi, b := range bs {
 			for di, dp := range b.Datapoints {
 				for _, n := range dp.AnnotationTasks {
@@ -397,12 +398,14 @@ func (p *Project) Validate() error {
 				}
 			}
 			if needUnits {
-				if _, err := p.UnitsFor(b); err != nil {
+				n, err := p.UnitsFor(b)
+				if err != nil {
 					return fmt.Errorf("%s %d: %w", what, bi+1, err)
 				}
+				units += int64(n)
 			}
 		}
-		return nil
+		return limits.Units.Check("units of the project", units)
 	}
 	if err := check(p.Bundles, "bundle", true); err != nil {
 		return err
@@ -439,7 +442,7 @@ func (p *Project) Validate() error {
 
 // LoadProject reads a project file in the app's TOML format.
 func LoadProject(path string) (*Project, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.ProjectFile)
 	if err != nil {
 		return nil, err
 	}

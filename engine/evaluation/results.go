@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // AttemptKind says what an attempt worked on.
@@ -649,7 +650,7 @@ func ReadRun(dir string) ([]RunAssignment, error) {
 		}
 		adir := filepath.Join(dir, e.Name())
 		path := filepath.Join(adir, "assign_data.json")
-		data, err := os.ReadFile(path)
+		data, err := limits.ReadFile(path, limits.ProjectFile)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue // not an assignment folder
@@ -682,7 +683,7 @@ func ReadRun(dir string) ([]RunAssignment, error) {
 				continue
 			}
 			sp := filepath.Join(adir, at.Name(), "state.json")
-			sd, err := os.ReadFile(sp)
+			sd, err := limits.ReadFile(sp, limits.ProjectFile)
 			if err != nil {
 				if os.IsNotExist(err) {
 					continue

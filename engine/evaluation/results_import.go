@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // ReadResults reads every state.json under dir (the original's
@@ -32,7 +34,7 @@ func ReadResults(p *Project, name, dir string) (attempts []ImportedAttempt, skip
 	sort.Strings(files)
 	passed, block := p.Settings.QualificationNames(name)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := limits.ReadFile(f, limits.ProjectFile)
 		if err != nil {
 			return nil, 0, err
 		}

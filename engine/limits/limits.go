@@ -21,8 +21,16 @@ import (
 	"strings"
 )
 
-// ErrLimit is wrapped by every error of this package about a limit or a file type.
+// ErrLimit matches (errors.Is) every error of this package about a limit or a file type.
 var ErrLimit = errors.New("input limit")
+
+// limitError is an error about a limit or a file type; its message says it all.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string        { return e.msg }
+func (e *limitError) Is(target error) bool { return target == ErrLimit }
+
+func errorf(format string, args ...any) error { return &limitError{fmt.Sprintf(format, args...)} }
 
 // A Limit is a maximum for one kind of input: a size in bytes or a count.
 type Limit struct {
@@ -87,8 +95,8 @@ func (l Limit) exceeded(where string, n int64, atLeast bool) error {
 	if atLeast {
 		amount = "more than " + amount
 	}
-	return fmt.Errorf("%w: %s: %s, over the limit of %s for %s (set %s%s to raise it)",
-		ErrLimit, where, amount, l, l.What, EnvPrefix, l.Env)
+	return errorf("%s: %s, over the limit of %s for %s (set %s%s to raise it)",
+		where, amount, l, l.What, EnvPrefix, l.Env)
 }
 
 // Check returns an error naming where, the count and the limit when n is over the limit.
@@ -107,7 +115,7 @@ func Regular(path string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is %s, not a regular file: only files are read", ErrLimit, path, kindOf(st.Mode()))
+		return nil, errorf("%s is %s, not a regular file: only files are read", path, kindOf(st.Mode()))
 	}
 	return st, nil
 }
@@ -147,7 +155,7 @@ func Open(path string, l Limit) (*os.File, int64, error) {
 	if st2, err := f.Stat(); err != nil || !st2.Mode().IsRegular() {
 		f.Close()
 		if err == nil {
-			err = fmt.Errorf("%w: %s is %s, not a regular file: only files are read", ErrLimit, path, kindOf(st2.Mode()))
+			err = errorf("%s is %s, not a regular file: only files are read", path, kindOf(st2.Mode()))
 		}
 		return nil, 0, err
 	}

@@ -77,6 +77,22 @@ func Open(path string) (*File, error) {
 
 // Parse classifies decoded annotation data; name is used in messages.
 func Parse(name string, data []byte) (*File, error) {
+	f, err := parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := limits.Trajectories.Check(name, int64(len(f.Trajectories))); err != nil {
+		return nil, err
+	}
+	for i, t := range f.Trajectories {
+		if err := limits.Steps.Check(fmt.Sprintf("%s: trajectory %d", name, i), int64(len(t.Items))); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func parse(name string, data []byte) (*File, error) {
 	ps, err := DecodeAll(name, data)
 	if err != nil {
 		return nil, err

@@ -383,7 +383,7 @@ func writeResaved(ctx context.Context, outDir string, groups []*resaveGroup, mer
 			}
 		}
 		var old *File
-		existing, err := os.ReadFile(target)
+		existing, err := limits.ReadFile(target, limits.Pickle)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // Names of the one-file variant: v1 and v2 releases spell it differently.
@@ -87,6 +89,9 @@ func OpenDataset(root string) (*Dataset, error) {
 				d.AllFile = p
 			}
 		}
+	}
+	if err := limits.Episodes.Check(root, int64(len(d.AnnotationFiles))); err != nil {
+		return nil, err
 	}
 	if len(d.AnnotationFiles) == 0 && d.AllFile == "" {
 		return nil, fmt.Errorf("%s: no annotations: expected annotations/<episode_id>.json files, a zip archive of them (annotations.zip), or all_annot.json / all_anno.json", root)
@@ -211,7 +216,7 @@ func (d *Dataset) Episodes(ctx context.Context, opts EpisodeOptions, fn func(*An
 // listEpisodes reads a one-file variant, leaving out the episodes in except: a quick pass finds
 // where each episode's object is, then the objects are parsed on several goroutines.
 func (d *Dataset) listEpisodes(ctx context.Context, file string, opts EpisodeOptions, except map[string]bool, fn func(*Annotation, SourceFile) error) error {
-	data, err := os.ReadFile(file)
+	data, err := limits.ReadFile(file, limits.AllAnnotations)
 	if err != nil {
 		return err
 	}
@@ -224,6 +229,9 @@ func (d *Dataset) listEpisodes(ctx context.Context, file string, opts EpisodeOpt
 	}
 	starts, err := listElements(file, data)
 	if err != nil {
+		return err
+	}
+	if err := limits.Episodes.Check(file, int64(len(starts))); err != nil {
 		return err
 	}
 	if opts.OnCount != nil {
@@ -383,7 +391,7 @@ func readEpisodeFile(ctx context.Context, archives *Screenshots, path string, sk
 	if _, _, zipped := ParseZipRef(path); zipped {
 		data, err = archives.read(path)
 	} else {
-		data, err = os.ReadFile(path)
+		data, err = limits.ReadFile(path, limits.Annotation)
 	}
 	if err != nil {
 		return nil, SourceFile{}, false, err
@@ -432,7 +440,7 @@ func (s *SplitFile) Part(name string) []string {
 
 // ReadSplitFile reads a split file; errors name the file, line and column.
 func ReadSplitFile(path string) (*SplitFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.SplitFile)
 	if err != nil {
 		return nil, err
 	}

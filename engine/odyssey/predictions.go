@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // Prediction files are the official evaluator's input: a JSON list of
@@ -30,7 +31,7 @@ type predictionRecord struct {
 
 // ReadPredictionsFile reads a prediction file; see ReadPredictions.
 func ReadPredictionsFile(path string) ([]Sample, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadFile(path, limits.Predictions)
 	if err != nil {
 		return nil, err
 	}

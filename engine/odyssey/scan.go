@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // scanner walks a JSON document by value spans: it finds where each value starts and ends
@@ -326,6 +328,9 @@ func (s *scanner) steps(a *Annotation, where string) error {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("step %d is numbered %d; the position is used", i, st.Step))
 		}
 		a.Steps = append(a.Steps, st)
+		if err := limits.Steps.Check("episode "+a.EpisodeID, int64(len(a.Steps))); err != nil {
+			return s.errAt(off, w(), "%w", err)
+		}
 		switch c := s.peek(); c {
 		case ',':
 			s.i++

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // Screenshot references (episode.Step.ObservationRef of GUI Odyssey steps) take two forms:
@@ -198,6 +200,10 @@ func openArchive(p string) (*archive, error) {
 	var readers []sizedReaderAt
 	var total int64
 	for _, q := range paths {
+		if _, err := limits.Regular(q); err != nil {
+			a.Close()
+			return nil, err
+		}
 		f, err := os.Open(q)
 		if err != nil {
 			a.Close()
@@ -281,7 +287,7 @@ func (s *Screenshots) read(ref string) ([]byte, error) {
 	}
 	arch, member, ok := ParseZipRef(ref)
 	if !ok {
-		return os.ReadFile(ref)
+		return limits.ReadFile(ref, limits.Screenshot)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -300,7 +306,8 @@ func (s *Screenshots) read(ref string) ([]byte, error) {
 // fs.ErrNotExist.
 func (s *Screenshots) Open(ref string) (io.ReadCloser, error) {
 	if _, _, ok := ParseZipRef(ref); !ok && ref != "" {
-		return os.Open(ref)
+		f, _, err := limits.Open(ref, limits.Screenshot)
+		return f, err
 	}
 	// A member is read whole: the archive may be closed by a later Open evicting it.
 	data, err := s.read(ref)

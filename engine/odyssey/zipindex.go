@@ -10,6 +10,8 @@ import (
 	"io"
 	"io/fs"
 	"sort"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // zipIndex is the central directory of a zip archive, kept compactly: the member names in one
@@ -204,8 +206,8 @@ func (x *zipIndex) read(r io.ReaderAt, i int) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("%w: unsupported compression method %d", errZipFormat, e.method)
 	}
-	if e.usize > 1<<31 {
-		return nil, fmt.Errorf("%w: member of %d bytes", errZipFormat, e.usize)
+	if lim := max(limits.Annotation.Value(), limits.Screenshot.Value()); e.usize > uint64(lim) {
+		return nil, fmt.Errorf("%w: member of %d bytes (over the %s limit of annotations and screenshots)", errZipFormat, e.usize, limits.FormatSize(lim))
 	}
 	out := make([]byte, 0, e.usize)
 	buf := bytes.NewBuffer(out)

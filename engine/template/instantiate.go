@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
 )
 
 // Options are the switches of the original parse command.
@@ -47,7 +48,10 @@ type Reader struct {
 }
 
 // OSReader reads from the operating system's file system.
-func OSReader() Reader { return Reader{read: os.ReadFile, join: filepath.Join, dir: filepath.Dir} }
+func OSReader() Reader {
+	read := func(path string) ([]byte, error) { return limits.ReadFile(path, limits.TaskDefinition) }
+	return Reader{read: read, join: filepath.Join, dir: filepath.Dir}
+}
 
 // FSReader reads from an fs.FS (slash-separated paths), e.g. an in-memory fstest.MapFS
 // holding the editor's unsaved buffers.

@@ -2,7 +2,9 @@ package template
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -117,18 +119,41 @@ func matchSlotNoQuote(s string, i int) (Slot, bool) {
 	return sl, true
 }
 
-// lineIndex converts byte offsets to 1-based line and character columns.
+// lineIndex converts byte offsets to 1-based line and character columns. Columns count
+// characters from the line's start; checkpoints every checkpointBytes bytes keep that work
+// small on long lines (a template on one line with 100k slots took minutes when every column
+// was counted from the line's start).
 type lineIndex struct {
 	src    string
 	starts []int
+	// ckByte[k] is a rune boundary, ckCol[k] the number of characters between its line's
+	// start and it; ckByte is increasing.
+	ckByte, ckCol []int
 }
+
+// positionWork counts the bytes lineIndex.pos has counted characters in, over all indexes: a
+// test checks that expanding a template stays linear in its size.
+var positionWork atomic.Int64
+
+const checkpointBytes = 64
 
 func newLineIndex(src string) *lineIndex {
 	li := &lineIndex{src: src, starts: []int{0}}
-	for i := 0; i < len(src); i++ {
+	col, next := 0, checkpointBytes
+	for i := 0; i < len(src); {
+		if i >= next {
+			li.ckByte, li.ckCol = append(li.ckByte, i), append(li.ckCol, col)
+			next = i + checkpointBytes
+		}
 		if src[i] == '\n' {
 			li.starts = append(li.starts, i+1)
+			col = 0
+			i++
+			continue
 		}
+		_, size := utf8.DecodeRuneInString(src[i:])
+		i += size
+		col++
 	}
 	return li
 }
@@ -143,7 +168,12 @@ func (li *lineIndex) pos(off int) (line, col int) {
 			hi = mid - 1
 		}
 	}
-	return lo + 1, utf8.RuneCountInString(li.src[li.starts[lo]:off]) + 1
+	from, base := li.starts[lo], 0
+	if k := sort.SearchInts(li.ckByte, off+1) - 1; k >= 0 && li.ckByte[k] >= from {
+		from, base = li.ckByte[k], li.ckCol[k]
+	}
+	positionWork.Add(int64(off - from))
+	return lo + 1, base + utf8.RuneCountInString(li.src[from:off]) + 1
 }
 
 // scanSlots finds every slot of text, left to right, without overlaps.
