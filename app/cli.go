@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui"
@@ -27,8 +28,10 @@ const (
 // env is what a command runs with.
 type env struct {
 	stdout, stderr io.Writer
-	storePath      string // from --store; empty means the default store
-	gui            gui    // opens the desktop app (commands such as `gridworld play`)
+	storePath      string   // from --store; empty means the default store
+	gui            gui      // opens the desktop app (commands such as `gridworld play`)
+	command        []string // the command being run, e.g. ["odyssey", "import"]
+	lastNotice     time.Time
 }
 
 // storeFile is the path of the store named by --store or of the default one.
@@ -39,13 +42,29 @@ func (e *env) storeFile() (string, error) {
 	return DefaultStorePath()
 }
 
-// openStore opens the store named by --store or the default one.
+// openStore opens the store named by --store or the default one. While a write waits for
+// another process, the command says so on stderr (the first notice, then every 5 s), and it
+// tells other processes which command holds the store.
 func (e *env) openStore() (*store.Store, error) {
 	path, err := e.storeFile()
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(path)
+	st, err := store.OpenWith(path, store.Options{Notify: e.notice})
+	if err != nil {
+		return nil, err
+	}
+	st.SetActivity(strings.Join(append([]string{"agentdesk"}, e.command...), " "))
+	return st, nil
+}
+
+// notice prints what the store waits for or does before a write.
+func (e *env) notice(n store.Notice) {
+	if n.Waited > 0 && !e.lastNotice.IsZero() && time.Since(e.lastNotice) < 5*time.Second {
+		return
+	}
+	e.lastNotice = time.Now()
+	fmt.Fprintf(e.stderr, "agentdesk %s: %s\n", strings.Join(e.command, " "), n.Text)
 }
 
 // openStoreFor checks that a command got its n arguments (usage says which), then opens the
@@ -107,6 +126,7 @@ var root = &command{name: "agentdesk", sub: []*command{
 	{name: "store", summary: "the local store: where it is and what it holds", sub: []*command{
 		{name: "info", summary: "print the store's path, schema version and contents", setup: noFlags(runStoreInfo)},
 		{name: "path", summary: "print the store's path", setup: noFlags(runStorePath)},
+		{name: "check", args: "[--quick]", summary: "run SQLite's integrity check on the store and list what it finds (exit 1 when damaged)", setup: storeCheck},
 	}},
 	{name: "gridworld", summary: "IGLU-compatible voxel building environment"},
 	{name: "pickle", summary: "Mobile-Env annotation pickles"},
@@ -191,6 +211,7 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 		return exitUsage
 	}
 	path = append(path, name)
+	e.command = path
 	if c.setup == nil {
 		if len(args) == 1 {
 			printUsage(e.stderr, c, path)
@@ -382,4 +403,40 @@ func runStoreInfo(e *env, args []string) error {
 	fmt.Fprintf(tw, "evaluation projects\t%d\n", o.EvalProjects)
 	fmt.Fprintf(tw, "imported files\t%d\n", o.ImportedFiles)
 	return tw.Flush()
+}
+
+func storeCheck(fs *flag.FlagSet) runFunc {
+	quick := fs.Bool("quick", false, "the faster quick_check (does not compare indexes with their tables)")
+	return func(e *env, args []string) error {
+		path, err := e.storeFile()
+		if err != nil {
+			return err
+		}
+		if len(args) > 0 {
+			return usageErrorf("takes no arguments")
+		}
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("no store at %s: %w", path, err)
+		}
+		// read-only: checking writes nothing, and must not wait for a writer
+		st, err := store.OpenWith(path, store.Options{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		start := time.Now()
+		problems, err := st.Check(context.Background(), *quick)
+		if err != nil {
+			return err
+		}
+		if len(problems) == 0 {
+			fmt.Fprintf(e.stdout, "%s: ok (checked in %v)\n", path, time.Since(start).Round(time.Millisecond))
+			return nil
+		}
+		for _, p := range problems {
+			fmt.Fprintln(e.stdout, p)
+		}
+		return fmt.Errorf("%s is damaged: %d problem(s). Export what can still be read (agentdesk odyssey export, agentdesk eval export), "+
+			"then move the file away and start a new store", path, len(problems))
+	}
 }

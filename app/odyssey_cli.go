@@ -101,6 +101,7 @@ func odysseyImport(fs *flag.FlagSet) runFunc {
 		pl := newProgressLine(e.stderr)
 		opts.Progress = func(p store.OdysseyProgress) {
 			pl.show(p.Done == p.Total, "%s %d/%d", p.Phase, p.Done, p.Total)
+			st.SetProgress(fmt.Sprintf("%s %d of %d", p.Phase, p.Done, p.Total))
 		}
 		res, err := st.ImportOdyssey(ctx, ds, opts)
 		pl.done()

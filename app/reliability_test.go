@@ -1,7 +1,11 @@
 package app
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentdesk/agentdesk/engine/mobileenv/mobileenvtest"
+	"github.com/agentdesk/agentdesk/store"
 )
 
 // The test binary doubles as the agentdesk command (the same Main as the real binary, without
@@ -22,7 +27,95 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AGENTDESK_TEST_AS_CLI") == "1" {
 		os.Exit(Main(os.Args[1:]))
 	}
+	if path := os.Getenv("AGENTDESK_TEST_HOLD_STORE"); path != "" {
+		os.Exit(holdStore(path))
+	}
 	os.Exit(m.Run())
+}
+
+// holdStore stands for another process's long import: it opens the store, says what it does,
+// and keeps a write transaction open until its standard input closes.
+func holdStore(path string) int {
+	st, err := store.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer st.Close()
+	st.SetActivity("agentdesk odyssey import /data/aitw (a test)")
+	err = st.Update(context.Background(), func(tx *store.Tx) error {
+		st.SetProgress("annotations 5000 of 20000")
+		fmt.Println("holding")
+		io.Copy(io.Discard, os.Stdin)
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestCommandsWaitForAnotherProcessesWrite: while another process imports into the store,
+// read-only commands answer at once and a writing command waits, saying which process and what
+// it is doing, then completes. Before, every command failed after 10 s with "migration 1
+// (core): database is locked".
+func TestCommandsWaitForAnotherProcessesWrite(t *testing.T) {
+	dir := isolate(t)
+	db := filepath.Join(dir, "store.db")
+	if r := runCLI(t, "--store", db, "store", "info"); r.code != 0 {
+		t.Fatalf("create: %+v", r)
+	}
+	exe, _ := os.Executable()
+	holder := exec.Command(exe)
+	holder.Env = append(os.Environ(), "AGENTDESK_TEST_HOLD_STORE="+db)
+	stdin, _ := holder.StdinPipe()
+	out, _ := holder.StdoutPipe()
+	holder.Stderr = os.Stderr
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Wait()
+	defer stdin.Close()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "holding\n" {
+		t.Fatalf("holder: %q", line)
+	}
+	time.Sleep(600 * time.Millisecond) // its progress is written out at most twice a second
+	// reading commands do not wait
+	for _, args := range [][]string{{"store", "info"}, {"store", "check"}, {"odyssey", "splits"}, {"eval", "projects"}} {
+		r := runCLI(t, append([]string{"--store", db}, args...)...)
+		if r.code != 0 || strings.Contains(r.stderr, "waiting") {
+			t.Errorf("%v while another process writes: %+v", args, r)
+		}
+	}
+	// a writing command waits and says for whom; it completes once the holder commits
+	cmd := cliCommand(t, dir, "--store", db, "eval", "import", "--config", "flags", mustAbs(t, evalExample))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the waiting import failed: %v\n%s", err, stderr.String())
+	}
+	msg := stderr.String()
+	for _, want := range []string{"is writing to this store; waiting", "pid", "odyssey import /data/aitw (a test)", "annotations 5000 of 20000"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the waiting message %q lacks %q", msg, want)
+		}
+	}
+	t.Logf("while waiting: %s", strings.TrimSpace(msg))
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // cliCommand is the agentdesk command line as a separate process, run in dir.

@@ -102,7 +102,7 @@ func (s *Store) CreateEvalProject(ctx context.Context, name, origin, source, con
 // DeleteEvalProject removes a project with its participants, units, answers and
 // conversations.
 func (s *Store) DeleteEvalProject(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM eval_projects WHERE id = ?`, id)
+	res, err := s.exec(ctx, `DELETE FROM eval_projects WHERE id = ?`, id)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (r reader) EvalProjectConfig(ctx context.Context, id int64) (string, error)
 // SetEvalProjectConfig replaces a project's definition (for example after editing its bots);
 // its assignments and answers are kept.
 func (s *Store) SetEvalProjectConfig(ctx context.Context, id int64, config string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE eval_projects SET config = ? WHERE id = ?`, config, id)
+	res, err := s.exec(ctx, `UPDATE eval_projects SET config = ? WHERE id = ?`, config, id)
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func (r reader) EvalQualifications(ctx context.Context, participantID int64) (ma
 // SetEvalQualification grants (or changes) a qualification; RevokeEvalQualification lifts it
 // (the administrator action that unblocks a participant).
 func (s *Store) SetEvalQualification(ctx context.Context, participantID int64, name string, value int) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO eval_qualifications (participant_id, name, value, granted_at)
+	_, err := s.exec(ctx, `INSERT INTO eval_qualifications (participant_id, name, value, granted_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT (participant_id, name) DO UPDATE SET value = excluded.value, granted_at = excluded.granted_at`,
 		participantID, name, value, time.Now().UTC().Format(timeLayout))
 	return err
@@ -317,7 +317,7 @@ func (s *Store) SetEvalQualification(ctx context.Context, participantID int64, n
 
 // RevokeEvalQualification removes a qualification.
 func (s *Store) RevokeEvalQualification(ctx context.Context, participantID int64, name string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM eval_qualifications WHERE participant_id = ? AND name = ?`, participantID, name)
+	_, err := s.exec(ctx, `DELETE FROM eval_qualifications WHERE participant_id = ? AND name = ?`, participantID, name)
 	return err
 }
 
@@ -560,7 +560,7 @@ func (s *Store) EvalAddTurn(ctx context.Context, conversationID int64, t ev.Turn
 	if t.SentAt.IsZero() {
 		t.SentAt = time.Now()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO eval_turns (conversation_id, idx, agent_idx, text, fake_start, sent_at, latency_ms)
+	_, err := s.exec(ctx, `INSERT INTO eval_turns (conversation_id, idx, agent_idx, text, fake_start, sent_at, latency_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, conversationID, t.Idx, t.AgentIdx, t.Text, t.FakeStart,
 		t.SentAt.UTC().Format(timeLayout), t.Latency.Milliseconds())
 	if err != nil {
@@ -571,14 +571,14 @@ func (s *Store) EvalAddTurn(ctx context.Context, conversationID int64, t ev.Turn
 
 // EvalAddBotError records a bot's failure to reply at message turn.
 func (s *Store) EvalAddBotError(ctx context.Context, conversationID int64, turn int, message string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO eval_bot_errors (conversation_id, turn, message, at) VALUES (?, ?, ?, ?)`,
+	_, err := s.exec(ctx, `INSERT INTO eval_bot_errors (conversation_id, turn, message, at) VALUES (?, ?, ?, ?)`,
 		conversationID, turn, message, time.Now().UTC().Format(timeLayout))
 	return err
 }
 
 // EvalEndConversation marks a conversation finished (the participant pressed END).
 func (s *Store) EvalEndConversation(ctx context.Context, conversationID int64) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE eval_conversations SET ended_at = coalesce(ended_at, ?) WHERE id = ?`,
+	_, err := s.exec(ctx, `UPDATE eval_conversations SET ended_at = coalesce(ended_at, ?) WHERE id = ?`,
 		time.Now().UTC().Format(timeLayout), conversationID)
 	return err
 }

@@ -110,7 +110,7 @@ func TestMigrationTwoIndexesExistingEpisodes(t *testing.T) {
 	// and filterable by action kind when it is opened.
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v1.db")
-	db, err := sql.Open("sqlite", dsn(path, false))
+	db, err := sql.Open("sqlite", dsn(path, modeReadWrite))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,11 +81,11 @@ func (s *Store) bulkUpdate(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	// Restore with a fresh context: the import's may be cancelled by now.
 	defer conn.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA cache_size = %d`, old))
-	sqlTx, err := conn.BeginTx(ctx, nil)
+	sqlTx, err := s.beginWrite(ctx, conn.BeginTx)
 	if err != nil {
 		return err
 	}
-	return runTx(sqlTx, fn)
+	return s.damage(runTx(sqlTx, fn))
 }
 
 // maxWarnings bounds the warnings kept per import; the rest are counted.

@@ -472,7 +472,7 @@ func (r reader) odysseyRunSamples(ctx context.Context, runID int64, question str
 
 // DeleteOdysseyRun removes a saved run and its samples.
 func (s *Store) DeleteOdysseyRun(ctx context.Context, runID int64) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM odyssey_runs WHERE id = ?`, runID)
+	res, err := s.exec(ctx, `DELETE FROM odyssey_runs WHERE id = ?`, runID)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,92 +105,29 @@ func (e *OpenError) Error() string {
 
 func (e *OpenError) Unwrap() error { return e.Err }
 
-// Store is an open Agentdesk store. It is safe for concurrent use.
-type Store struct {
-	reader
-	db   *sql.DB
-	path string
-}
-
-// Path is the store's file.
-func (s *Store) Path() string { return s.path }
-
-// DB exposes the connection pool to other packages' repositories added by later migrations.
-func (s *Store) DB() *sql.DB { return s.db }
-
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
-
-// Open opens the store at path, creating it (and its folder) when it does not exist, and
-// migrating it to SchemaVersion. Files that are not Agentdesk stores, and stores from a newer
-// schema, are refused with an *OpenError and never written to.
-func Open(path string) (*Store, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := inspect(abs); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, fmt.Errorf("create store folder: %w", err)
-	}
-	db, err := sql.Open("sqlite", dsn(abs, false))
-	if err != nil {
-		return nil, err
-	}
-	s := &Store{reader: reader{q: db}, db: db, path: abs}
-	if err := s.migrate(context.Background()); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// dsn builds a modernc SQLite URI for path. Read-only connections set no pragma that writes.
-func dsn(path string, readOnly bool) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
-	if !strings.HasPrefix(u.Path, "/") { // Windows drive letters
-		u.Path = "/" + u.Path
-	}
-	q := url.Values{}
-	if readOnly {
-		// immutable: no locks and no -wal/-shm side files, so inspecting a file leaves the
-		// folder exactly as it was. Changes still in a WAL are re-checked under the write lock
-		// in applyMigration.
-		q.Set("mode", "ro")
-		q.Set("immutable", "1")
-		q.Add("_pragma", "query_only(1)")
-	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "foreign_keys(1)")
-		q.Add("_pragma", "synchronous(FULL)")
-		q.Set("_txlock", "immediate")
-	}
-	q.Add("_pragma", "busy_timeout(10000)")
-	return u.String() + "?" + q.Encode()
-}
-
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // inspect refuses, without modifying it, a file that is not an Agentdesk store or that is
 // from a newer schema. A missing or empty file, or an empty SQLite database, is accepted.
 func inspect(path string) error {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	if st.IsDir() {
 		return &OpenError{Path: path, Err: ErrNotAStore, Detail: "it is a folder"}
 	}
+	if !st.Mode().IsRegular() {
+		return &OpenError{Path: path, Err: ErrNotAStore, Detail: "it is not a regular file"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	if st.Size() == 0 {
 		return nil
 	}
@@ -209,7 +144,7 @@ func inspect(path string) error {
 	appID := int64(binary.BigEndian.Uint32(header[68:72]))
 	version := int64(binary.BigEndian.Uint32(header[60:64]))
 	objects := int64(-1)
-	if db, err := sql.Open("sqlite", dsn(path, true)); err == nil {
+	if db, err := sql.Open("sqlite", dsn(path, modeImmutable)); err == nil {
 		row := db.QueryRow(`SELECT (SELECT application_id FROM pragma_application_id),
 			(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)`)
 		var a, v, o int64
@@ -233,71 +168,11 @@ func inspect(path string) error {
 	}
 }
 
-// migrate applies the migrations the store lacks, one transaction each. Each transaction
-// re-reads the version under the write lock, so two processes opening the same new store do
-// not apply a migration twice.
-func (s *Store) migrate(ctx context.Context) error {
-	for _, m := range migrations {
-		if err := s.applyMigration(ctx, m); err != nil {
-			return fmt.Errorf("store %s: migration %d (%s): %w", s.path, m.version, m.name, err)
-		}
-	}
-	return nil
-}
-
-func (s *Store) applyMigration(ctx context.Context, m migration) error {
-	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (see dsn)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var version, appID int
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id)`).Scan(&version, &appID); err != nil {
-		return err
-	}
-	if version > SchemaVersion {
-		return &OpenError{Path: s.path, Err: ErrNewerSchema, Detail: fmt.Sprintf("schema version %d", version)}
-	}
-	if version >= m.version {
-		return nil
-	}
-	if version == 0 && appID != ApplicationID {
-		var objects int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&objects); err != nil {
-			return err
-		}
-		if objects > 0 || appID != 0 {
-			return &OpenError{Path: s.path, Err: ErrNotAStore, Detail: "it is an SQLite database of another program"}
-		}
-	}
-	if appID != ApplicationID {
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // Version reads the store's schema version.
 func (s *Store) Version(ctx context.Context) (int, error) {
 	var v int
 	err := s.db.QueryRowContext(ctx, `SELECT user_version FROM pragma_user_version`).Scan(&v)
 	return v, err
-}
-
-// Update runs fn in one write transaction: everything fn does is stored, or nothing is.
-func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
-	sqlTx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	return runTx(sqlTx, fn)
 }
 
 // runTx runs fn in the begun transaction sqlTx, committing when fn succeeds and rolling back

@@ -40,7 +40,7 @@ func (s *Store) AddTemplateFolder(ctx context.Context, path, name string) error 
 
 // RemoveTemplateFolder forgets a template folder (the files on disk are not touched).
 func (s *Store) RemoveTemplateFolder(ctx context.Context, path string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM template_folders WHERE path = ?`, path)
+	_, err := s.exec(ctx, `DELETE FROM template_folders WHERE path = ?`, path)
 	return err
 }
 

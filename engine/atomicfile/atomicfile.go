@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/process"
 )
 
 // File is the next version of a file, being written to a temporary file beside it. Write to
@@ -132,7 +134,7 @@ func Stale(path string) ([]string, error) {
 			continue
 		}
 		pid, ok := tempOwner(e.Name(), base)
-		if !ok || (pid > 0 && processRunning(pid)) {
+		if !ok || (pid > 0 && process.Running(pid)) {
 			continue
 		}
 		out = append(out, filepath.Join(dir, e.Name()))

@@ -1,6 +1,6 @@
 //go:build windows
 
-package atomicfile
+package process
 
 import "syscall"
 
@@ -9,9 +9,9 @@ const (
 	errInvalidParameter = syscall.Errno(87) // ERROR_INVALID_PARAMETER: no process with that id
 )
 
-// processRunning reports whether a process with this id is running. When it cannot be asked
+// Running reports whether a process with this id is running. When it cannot be asked
 // (access denied), it is taken as running: its files are left alone.
-func processRunning(pid int) bool {
+func Running(pid int) bool {
 	h, err := syscall.OpenProcess(syscall.PROCESS_QUERY_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return err != errInvalidParameter // no such process

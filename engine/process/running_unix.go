@@ -1,15 +1,15 @@
 //go:build !windows
 
-package atomicfile
+package process
 
 import (
 	"errors"
 	"syscall"
 )
 
-// processRunning reports whether a process with this id exists (signal 0 checks without
+// Running reports whether a process with this id exists (signal 0 checks without
 // sending anything; EPERM means it exists but belongs to someone else).
-func processRunning(pid int) bool {
+func Running(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
