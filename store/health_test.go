@@ -78,7 +78,9 @@ func TestOpenAndReadWhileAnotherWrites(t *testing.T) {
 	}
 	// a write waits, with notices, until the other commits
 	done := make(chan error, 1)
-	go func() { done <- b.Update(ctx, func(tx *Tx) error { return tx.SaveEpisode(ctx, &episode.Episode{Source: "second", ExternalID: "1"}) }) }()
+	go func() {
+		done <- b.Update(ctx, func(tx *Tx) error { return tx.SaveEpisode(ctx, &episode.Episode{Source: "second", ExternalID: "1"}) })
+	}()
 	time.Sleep(2500 * time.Millisecond)
 	select {
 	case err := <-done:
