@@ -12,8 +12,8 @@ LDFLAGS := -X $(MODULE)/app.Version=$(VERSION)
 BIN     := bin/agentdesk
 DIST    := dist
 
-.PHONY: all run build release deps test test-race vet fmt-check bench package package-windows \
-        package-check licenses icon screenshot clean
+.PHONY: all run build release deps test test-race vet fmt-check bench fuzz reliability package \
+        package-windows package-check licenses icon screenshot clean
 
 all: build
 
@@ -40,6 +40,20 @@ test:
 bench:
 	@scripts/deps.sh test
 	xvfb-run -a $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Every fuzz target for FUZZTIME each (default 60s), minimisation bounded so the time goes to
+# fuzzing; crashers stay in testdata/fuzz as regression seeds. Not run by CI.
+fuzz:
+	@scripts/deps.sh test
+	FUZZTIME=$(or $(FUZZTIME),60s) scripts/fuzz.sh
+
+# The long reliability loops CI skips: 20 kill -9 per writing pickle command on 100 MB of data,
+# and 500 corrupted inputs per kind (pickles, Odyssey folders, evaluation projects, templates).
+reliability:
+	@scripts/deps.sh test
+	set -o pipefail; AGENTDESK_KILLS=$(or $(KILLS),20) AGENTDESK_KILL_MB=$(or $(KILL_MB),100) AGENTDESK_SWEEP=$(or $(SWEEP),500) \
+	  $(GO) test -count=1 -timeout 60m -v -run '^(TestKilledWritesRecover|TestCorruptedInputsSweep)$$' ./app \
+	  | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|kills survived|corrupted inputs tried'
 
 # The release binary, built once; packaging reuses it.
 release: deps
