@@ -336,6 +336,11 @@ func finishCompat(ctx context.Context, outDir string, groups []*resaveGroup, res
 		}
 		tmp := filepath.Join(outDir, g.def+tempSuffix)
 		target := filepath.Join(outDir, g.def+".pkl")
+		removed, err := atomicfile.Clean(target)
+		res.Discarded = append(res.Discarded, removed...)
+		if err != nil {
+			return err
+		}
 		data, err := limits.ReadFile(tmp, limits.Pickle)
 		if err != nil {
 			return err
