@@ -106,7 +106,9 @@ func TestCorruptedInputsSweep(t *testing.T) {
 		args      func(copy string) []string
 	}{
 		{"odyssey import", filepath.Join(conformance.Dir(t, "odyssey"), "sample"),
-			func(c string) []string { return []string{"--store", filepath.Join(dir, "o.db"), "odyssey", "import", "--force", c} }},
+			func(c string) []string {
+				return []string{"--store", filepath.Join(dir, "o.db"), "odyssey", "import", "--force", c}
+			}},
 		{"eval import", filepath.Join(conformance.Dir(t, "evaluation"), "example-project"),
 			func(c string) []string {
 				return []string{"--store", filepath.Join(dir, "e.db"), "eval", "import", "--config", "flags", "--name", "p" + strconv.Itoa(total), c}
