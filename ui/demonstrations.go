@@ -22,6 +22,7 @@ import (
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/limits"
 	"github.com/agentdesk/agentdesk/engine/mobileenv"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 const prefDefDir = "demonstrations.definitionsFolder"
@@ -67,7 +68,7 @@ type demoWS struct {
 	markA   int
 
 	trajList  *widget.List
-	viewer    *FrameViewer
+	viewer    *widgets.FrameViewer
 	fileLabel *widget.Label
 	modLabel  *widget.Entry
 	status    *widget.Label
@@ -94,7 +95,7 @@ func newDemoWS(s *Shell) *demoWS {
 	d.status.Wrapping = fyne.TextWrapWord
 	d.modLabel = widget.NewEntry()
 	d.modLabel.SetPlaceHolder("the equivalent modifier string appears here")
-	d.viewer = NewFrameViewer()
+	d.viewer = widgets.NewFrameViewer()
 	d.viewer.OnStep(func(int) { d.refreshStepControls() })
 
 	d.trajList = widget.NewList(
@@ -527,7 +528,7 @@ func (d *demoWS) refreshStepControls() {
 	}
 	a, b := min(d.markA, d.viewer.Index()), max(d.markA, d.viewer.Index())
 	d.rangeL.SetText(fmt.Sprintf("steps %d–%d", a+1, b+1))
-	step := d.viewer.ep.Steps[d.viewer.Index()]
+	step := d.viewer.Episode().Steps[d.viewer.Index()]
 	d.reward.SetText(strconv.FormatFloat(step.Reward, 'g', -1, 64))
 	// instructionize with -1 deletes the record's own instruction; on a record without one it
 	// would set the last option (the original's Python indexing), so clearing is offered only
@@ -666,7 +667,7 @@ func (d *demoWS) setReward(text string) error {
 		d.setStatus("The reward must be a number.")
 		return err
 	}
-	delta := v - d.viewer.ep.Steps[d.viewer.Index()].Reward
+	delta := v - d.viewer.Episode().Steps[d.viewer.Index()].Reward
 	if delta == 0 {
 		return nil
 	}

@@ -3,17 +3,17 @@ package ui
 import (
 	"bytes"
 	"context"
-	"image"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/mobileenv"
+	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 const mobileenvVectors = "../testdata/conformance/mobileenv/pickles"
@@ -37,7 +37,7 @@ func openDemo(t *testing.T, input string) (*Shell, *demoWS, string) {
 		b, _ := os.ReadFile(filepath.Join(mobileenvVectors, "inputs", "textprotos", e.Name()))
 		os.WriteFile(filepath.Join(defs, e.Name()), b, 0o644)
 	}
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	s, _ := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
 	s.Show(ScreenDemonstrations)
 	d := s.demos
@@ -60,8 +60,8 @@ func TestDemonstrationsOpenAndBrowse(t *testing.T) {
 		t.Fatal("no instruction options read from the task definition")
 	}
 	d.viewer.Seek(2)
-	if d.viewer.image.Image.Bounds().Dx() != 6 { // 8x6x3 observations: 6 wide
-		t.Fatalf("frame %v", d.viewer.image.Image.Bounds())
+	if d.viewer.Frame().Bounds().Dx() != 6 { // 8x6x3 observations: 6 wide
+		t.Fatalf("frame %v", d.viewer.Frame().Bounds())
 	}
 }
 
@@ -102,12 +102,12 @@ func TestDemonstrationsRewardInstructionUndoRedo(t *testing.T) {
 	_, d, path := openDemo(t, "inputs/synthetic_documented.pkl")
 	d.trajList.Select(1)
 	d.viewer.Seek(2)
-	before := d.viewer.ep.Steps[2].Reward
+	before := d.viewer.Episode().Steps[2].Reward
 	if err := d.setReward("2.5"); err != nil {
 		t.Fatal(err)
 	}
-	if d.viewer.ep.Steps[2].Reward != 2.5 || !strings.HasPrefix(d.modLabel.Text, "1:rewardize:2:") {
-		t.Fatalf("reward %v (was %v), modifiers %q", d.viewer.ep.Steps[2].Reward, before, d.modLabel.Text)
+	if d.viewer.Episode().Steps[2].Reward != 2.5 || !strings.HasPrefix(d.modLabel.Text, "1:rewardize:2:") {
+		t.Fatalf("reward %v (was %v), modifiers %q", d.viewer.Episode().Steps[2].Reward, before, d.modLabel.Text)
 	}
 	d.trajList.Select(0)
 	d.viewer.Seek(2)
@@ -168,7 +168,7 @@ func TestDemonstrationsRemoveAndImport(t *testing.T) {
 		t.Fatalf("imported %+v", list)
 	}
 	e, _ := s.deps.Store.Episode(context.Background(), imported.ID)
-	if _, err := LoadStepFrame(&e.Steps[0]); err != nil {
+	if _, err := widgets.LoadStepFrame(&e.Steps[0]); err != nil {
 		t.Fatalf("imported frames do not decode: %v", err)
 	}
 }
@@ -253,74 +253,6 @@ func TestDemonstrationsSaveSafety(t *testing.T) {
 	// demo_task's option 1 is a plain string: offered as written, not letter by letter
 	if len(d.labels) < 2 || d.labels[1] != `1: "a plain str instruction" (a string, not a list)` {
 		t.Fatalf("option labels %q", d.labels)
-	}
-}
-
-// BenchmarkDemonstrationsStep1080x2400 steps through a resaved file's 1080x2400 screens in the
-// viewer as the workspace shows them (frames converted from the pickle's arrays): "prefetched"
-// is holding the Right key (the next frames were converted while one was on show), "cold" a
-// jump to a frame not converted yet.
-func BenchmarkDemonstrationsStep1080x2400(b *testing.B) {
-	test.NewTempApp(b)
-	const w, h, n = 1080, 2400, 6
-	u1, _ := mobileenv.NewDType("u1")
-	traj := &mobileenv.List{}
-	for j := 0; j < n; j++ {
-		obs := make([]byte, w*h*3)
-		for i := range obs {
-			obs[i] = byte(i/4096 + j*40)
-		}
-		rec := &mobileenv.Dict{}
-		if j == 0 {
-			rec.Set("task_id", mobileenv.NewStr("demo_task-1"))
-		} else {
-			rec.Set("action_type", int64(j%4))
-			rec.Set("reward", int64(0))
-		}
-		rec.Set("observation", &mobileenv.NDArray{DType: u1, Shape: []int{h, w, 3}, Data: obs})
-		rec.Set("view_hierarchy", mobileenv.NewStr(`<hierarchy><node text="Search"/></hierarchy>`))
-		traj.Items = append(traj.Items, rec)
-	}
-	meta := &mobileenv.Dict{}
-	meta.Set("task_definition_id", mobileenv.NewStr("demo_task"))
-	root := &mobileenv.Dict{}
-	root.Set("meta", meta)
-	root.Set("trajectories", &mobileenv.List{Items: []any{traj}})
-	data, err := mobileenv.Encode(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := mobileenv.Parse("bench.pkl", data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ep, err := f.Episode(0, mobileenv.EpisodeOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	load := func(s *episode.Step) (image.Image, error) { return f.StepImage(0, s.Index) }
-	for _, cold := range []bool{false, true} {
-		name := "prefetched"
-		if cold {
-			name = "cold"
-		}
-		b.Run(name, func(b *testing.B) {
-			v := NewFrameViewer()
-			win := test.NewWindow(v)
-			defer win.Close()
-			win.Resize(fyne.NewSize(900, 1000))
-			v.run = func(f func()) { f() } // prefetch completes before the next step, as at human pace
-			if cold {
-				v.run = func(func()) {}
-			}
-			v.SetEpisode(&ep, load)
-			for i := 0; b.Loop(); i++ {
-				if cold {
-					v.cache = newFrameCache(0)
-				}
-				v.Seek((i + 1) % n)
-			}
-		})
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
 const evalExample = "../testdata/conformance/evaluation/example-project"
@@ -61,30 +62,6 @@ func importExample(t *testing.T, w *evalWS) {
 	}
 }
 
-// find returns the first object under o of type T for which ok holds.
-func find[T fyne.CanvasObject](o fyne.CanvasObject, ok func(T) bool) T {
-	var out T
-	found := false
-	walk(o, func(c fyne.CanvasObject) {
-		if v, is := c.(T); is && !found && ok(v) {
-			out, found = v, true
-		}
-	})
-	return out
-}
-
-func tapButton(t *testing.T, o fyne.CanvasObject, prefix string) {
-	t.Helper()
-	b := find(o, func(b *widget.Button) bool { return strings.HasPrefix(b.Text, prefix) })
-	if b == nil {
-		t.Fatalf("no button %q in:\n%s", prefix, texts(o))
-	}
-	if b.Disabled() {
-		t.Fatalf("button %q is disabled", b.Text)
-	}
-	test.Tap(b)
-}
-
 // tick ticks (or unticks) the checkbox labelled text under turn pos of the page.
 func tick(t *testing.T, s *evalSession, pos int, text string) {
 	t.Helper()
@@ -92,9 +69,9 @@ func tick(t *testing.T, s *evalSession, pos int, text string) {
 	if box == nil {
 		t.Fatalf("turn %d has no widgets", pos)
 	}
-	c := find(fyne.CanvasObject(box), func(c *widget.Check) bool { return c.Text == text })
+	c := uitest.Find(fyne.CanvasObject(box), func(c *widget.Check) bool { return c.Text == text })
 	if c == nil {
-		t.Fatalf("turn %d has no checkbox %q: %s", pos, text, texts(box))
+		t.Fatalf("turn %d has no checkbox %q: %s", pos, text, uitest.Texts(box))
 	}
 	test.Tap(c)
 }
@@ -103,48 +80,48 @@ func tick(t *testing.T, s *evalSession, pos int, text string) {
 // first dialogue unticked (one mistake, then corrected), failThird ticks nothing on the third.
 func doTraining(t *testing.T, s *evalSession, wrongFirst, failThird bool) {
 	t.Helper()
-	tapButton(t, s.root, "Begin flags")
+	uitest.TapButton(t, s.root, "Begin flags")
 	if s.train == nil || s.train.Step != ev.StepDialogue {
-		t.Fatalf("not on a training dialogue: %s", texts(s.root))
+		t.Fatalf("not on a training dialogue: %s", uitest.Texts(s.root))
 	}
 	if !wrongFirst {
 		tick(t, s, 3, "The reply is rude.")
 	}
-	tapButton(t, s.root, "Next")
+	uitest.TapButton(t, s.root, "Next")
 	if wrongFirst {
-		if s.train.Step != ev.StepMistakes || !strings.Contains(texts(s.root), "You made 1 mistakes") {
-			t.Fatalf("no mistakes page: %s", texts(s.root))
+		if s.train.Step != ev.StepMistakes || !strings.Contains(uitest.Texts(s.root), "You made 1 mistakes") {
+			t.Fatalf("no mistakes page: %s", uitest.Texts(s.root))
 		}
-		tapButton(t, s.root, "Show the first mistake")
+		uitest.TapButton(t, s.root, "Show the first mistake")
 		if pos, _, _, _ := s.train.FeedbackTurn(); pos != 3 || s.page.feedback[3] != true || s.page.editable(1) {
 			t.Fatalf("feedback on turn %d, editable elsewhere %v", pos, s.page.editable(1))
 		}
-		if !strings.Contains(texts(s.root), "Mocking the partner is rude.") {
-			t.Fatalf("explanation missing: %s", texts(s.root))
+		if !strings.Contains(uitest.Texts(s.root), "Mocking the partner is rude.") {
+			t.Fatalf("explanation missing: %s", uitest.Texts(s.root))
 		}
-		tapButton(t, s.root, "Next") // not corrected yet
+		uitest.TapButton(t, s.root, "Next") // not corrected yet
 		if s.train.Step != ev.StepFeedback || !strings.Contains(s.pageText.Text, "Not corrected") {
 			t.Fatalf("an uncorrected answer was accepted: %v %q", s.train.Step, s.pageText.Text)
 		}
 		tick(t, s, 3, "The reply is rude.")
-		tapButton(t, s.root, "Next")
+		uitest.TapButton(t, s.root, "Next")
 	}
 	if s.train.Step != ev.StepInterlude {
 		t.Fatalf("after dialogue 1: %v", s.train.Step)
 	}
-	tapButton(t, s.root, "Next conversation")
+	uitest.TapButton(t, s.root, "Next conversation")
 	tick(t, s, 5, "The reply is off-topic.")
-	tapButton(t, s.root, "Next")
-	if !strings.Contains(texts(s.root), "Test Round!") {
-		t.Fatalf("no test round page: %s", texts(s.root))
+	uitest.TapButton(t, s.root, "Next")
+	if !strings.Contains(uitest.Texts(s.root), "Test Round!") {
+		t.Fatalf("no test round page: %s", uitest.Texts(s.root))
 	}
-	tapButton(t, s.root, "Next conversation")
+	uitest.TapButton(t, s.root, "Next conversation")
 	if !failThird {
 		tick(t, s, 1, "The reply is rude.")
 		tick(t, s, 1, "The reply is off-topic.")
 		tick(t, s, 7, "The reply is off-topic.")
 	}
-	tapButton(t, s.root, "Next")
+	uitest.TapButton(t, s.root, "Next")
 }
 
 // answerPage answers whatever the page asks: the first option of every radio question, a 4
@@ -157,7 +134,7 @@ func answerPage(t *testing.T, s *evalSession, low bool) {
 		for _, pos := range p.positions {
 			p.focusTurn(pos) // opens a button_flow block
 			for {
-				r := find(fyne.CanvasObject(p.boxes[pos]), func(r *widget.RadioGroup) bool { return r.Selected == "" })
+				r := uitest.Find(fyne.CanvasObject(p.boxes[pos]), func(r *widget.RadioGroup) bool { return r.Selected == "" })
 				if r == nil {
 					break
 				}
@@ -197,7 +174,7 @@ func finishUnit(t *testing.T, s *evalSession, low bool) {
 	t.Helper()
 	for guard := 0; guard < 20; guard++ {
 		if s.page == nil {
-			t.Fatalf("no page on show: %s", texts(s.root))
+			t.Fatalf("no page on show: %s", uitest.Texts(s.root))
 		}
 		answerPage(t, s, low)
 		last := s.next.Text == "Submit"
@@ -206,8 +183,8 @@ func finishUnit(t *testing.T, s *evalSession, low bool) {
 		}
 		s.key(fyne.KeyReturn) // Enter is Next
 		if last {
-			if !strings.Contains(texts(s.root), "submitted") {
-				t.Fatalf("after submit: %s", texts(s.root))
+			if !strings.Contains(uitest.Texts(s.root), "submitted") {
+				t.Fatalf("after submit: %s", uitest.Texts(s.root))
 			}
 			return
 		}
@@ -228,10 +205,10 @@ func TestEvalExampleProjectEndToEnd(t *testing.T) {
 		t.Fatalf("first unit %q, want the screening", s.unit.Kind)
 	}
 	doTraining(t, s, true, false)
-	if !strings.Contains(texts(s.root), "Congratulations") {
-		t.Fatalf("training not passed: %s", texts(s.root))
+	if !strings.Contains(uitest.Texts(s.root), "Congratulations") {
+		t.Fatalf("training not passed: %s", uitest.Texts(s.root))
 	}
-	tapButton(t, s.root, "Start the real work")
+	uitest.TapButton(t, s.root, "Start the real work")
 
 	// Unit 1: the first bundle (flags and labels in a shuffled order).
 	if s.unit.Position != 0 || s.unit.Kind != ev.UnitTask {
@@ -241,7 +218,7 @@ func TestEvalExampleProjectEndToEnd(t *testing.T) {
 		t.Fatalf("the session does not have the keyboard: %T", win.Canvas().Focused())
 	}
 	finishUnit(t, s, false)
-	tapButton(t, s.root, "Continue")
+	uitest.TapButton(t, s.root, "Continue")
 
 	// Unit 2: bundle 1 (button flow, turn and dialogue Likert). Answer part of it, then
 	// "crash": a new session resumes on the same page and turn with the answers kept.
@@ -276,36 +253,36 @@ func TestEvalExampleProjectEndToEnd(t *testing.T) {
 	win.SetContent(s2.root)
 	s = s2
 	finishUnit(t, s, false)
-	tapButton(t, s.root, "Continue")
+	uitest.TapButton(t, s.root, "Continue")
 
 	// Unit 3: the comparative pair. Then nothing is left for ann-1.
 	if s.unit.Position != 2 || s.page.typ.Display != ev.Comparative {
 		t.Fatalf("third unit at bundle %d", s.unit.Position)
 	}
 	finishUnit(t, s, false)
-	tapButton(t, s.root, "Continue")
-	if !strings.Contains(texts(s.root), "no more work") {
-		t.Fatalf("after all units: %s", texts(s.root))
+	uitest.TapButton(t, s.root, "Continue")
+	if !strings.Contains(uitest.Texts(s.root), "no more work") {
+		t.Fatalf("after all units: %s", uitest.Texts(s.root))
 	}
 
 	// ann-3 fails the graded dialogue and is blocked.
-	tapButton(t, s.root, "Sign out")
+	uitest.TapButton(t, s.root, "Sign out")
 	s.signIn("ann-3")
 	doTraining(t, s, false, true)
-	if !strings.Contains(texts(s.root), "Better luck next time") {
-		t.Fatalf("failed training: %s", texts(s.root))
+	if !strings.Contains(uitest.Texts(s.root), "Better luck next time") {
+		t.Fatalf("failed training: %s", uitest.Texts(s.root))
 	}
-	tapButton(t, s.root, "Sign out")
+	uitest.TapButton(t, s.root, "Sign out")
 	s.signIn("ann-3")
-	if !strings.Contains(texts(s.root), "not eligible") {
-		t.Fatalf("a blocked participant got work: %s", texts(s.root))
+	if !strings.Contains(uitest.Texts(s.root), "not eligible") {
+		t.Fatalf("a blocked participant got work: %s", uitest.Texts(s.root))
 	}
 
 	// ann-2 passes the training at once and gets the second slot of bundle 1.
-	tapButton(t, s.root, "Sign out")
+	uitest.TapButton(t, s.root, "Sign out")
 	s.signIn("ann-2")
 	doTraining(t, s, false, false)
-	tapButton(t, s.root, "Start the real work")
+	uitest.TapButton(t, s.root, "Start the real work")
 	if s.unit.Position != 1 || s.unit.Index != 1 {
 		t.Fatalf("ann-2 got bundle %d unit %d", s.unit.Position, s.unit.Index)
 	}
@@ -482,17 +459,17 @@ func TestEvalCatalogueProject(t *testing.T) {
 	for _, who := range []string{"a", "b"} {
 		s.signIn(who)
 		if s.page == nil {
-			t.Fatalf("%s: no page: %s", who, texts(s.root))
+			t.Fatalf("%s: no page: %s", who, uitest.Texts(s.root))
 		}
 		// tick the first box of every turn of every page of the first unit
 		for guard := 0; guard < 40 && s.page != nil; guard++ {
 			for _, pos := range s.page.positions {
 				s.page.focusTurn(pos)
-				if c := find(fyne.CanvasObject(s.page.boxes[pos]), func(c *widget.Check) bool { return !c.Checked }); c != nil && who == "a" {
+				if c := uitest.Find(fyne.CanvasObject(s.page.boxes[pos]), func(c *widget.Check) bool { return !c.Checked }); c != nil && who == "a" {
 					test.Tap(c)
 				}
 				for {
-					r := find(fyne.CanvasObject(s.page.boxes[pos]), func(r *widget.RadioGroup) bool { return r.Selected == "" })
+					r := uitest.Find(fyne.CanvasObject(s.page.boxes[pos]), func(r *widget.RadioGroup) bool { return r.Selected == "" })
 					if r == nil {
 						break
 					}
@@ -504,7 +481,7 @@ func TestEvalCatalogueProject(t *testing.T) {
 			}
 			s.nextPage()
 		}
-		tapButton(t, s.root, "Sign out")
+		uitest.TapButton(t, s.root, "Sign out")
 	}
 	// A unit left open is given back from the Results tab and goes to the next participant.
 	s.signIn("c")
@@ -519,12 +496,12 @@ func TestEvalCatalogueProject(t *testing.T) {
 	if err := w.dash.returnUnit(c); err != nil {
 		t.Fatal(err)
 	}
-	tapButton(t, s.root, "Sign out")
+	uitest.TapButton(t, s.root, "Sign out")
 	s.signIn("d")
 	if s.unit.ID != held {
 		t.Fatalf("the returned unit %d did not go to the next participant (got %d)", held, s.unit.ID)
 	}
-	tapButton(t, s.root, "Sign out")
+	uitest.TapButton(t, s.root, "Sign out")
 	w.dash.computeStats()
 	names := ""
 	for _, l := range w.dash.stats.Labels {
@@ -555,7 +532,7 @@ func TestEvalCollectionChat(t *testing.T) {
 	s.signIn("chatter")
 	c := s.chat
 	if c == nil || !c.onChat {
-		t.Fatalf("no chat: %s", texts(s.root))
+		t.Fatalf("no chat: %s", uitest.Texts(s.root))
 	}
 	first := c.chat.Current().Model
 	if n := len(c.chat.Current().Messages); n != 2 {
@@ -565,36 +542,36 @@ func TestEvalCollectionChat(t *testing.T) {
 	// once it is back.
 	c.bots[first] = failingBot{}
 	c.entry.SetText("How are you?")
-	tapButton(t, s.root, "Send")
-	if !strings.Contains(texts(s.root), "could not answer") || len(c.chat.Current().Messages) != 3 {
-		t.Fatalf("bot failure not shown or conversation lost: %s", texts(s.root))
+	uitest.TapButton(t, s.root, "Send")
+	if !strings.Contains(uitest.Texts(s.root), "could not answer") || len(c.chat.Current().Messages) != 3 {
+		t.Fatalf("bot failure not shown or conversation lost: %s", uitest.Texts(s.root))
 	}
 	delete(c.bots, first)
 	p.Bots[first] = ev.BotSpec{Kind: ev.BotEcho}
-	tapButton(t, s.root, "Retry")
+	uitest.TapButton(t, s.root, "Retry")
 	if n := len(c.chat.Current().Messages); n != 4 || !strings.Contains(c.chat.Current().Messages[3].Text, "How are you") {
 		t.Fatalf("after retry: %+v", c.chat.Current().Messages)
 	}
 	for c.chat.CanSend() {
 		c.entry.SetText("more")
-		tapButton(t, s.root, "Send")
+		uitest.TapButton(t, s.root, "Send")
 	}
 	if !c.entry.Disabled() || c.entry.PlaceHolder != ev.CapMessage {
 		t.Fatal("the text box is open past the message cap")
 	}
-	tapButton(t, s.root, "END")
+	uitest.TapButton(t, s.root, "END")
 	// Rating of conversation 1: clarity_dialogue.
 	if s.page == nil || s.page.typ.Name != "clarity_likert" {
-		t.Fatalf("no rating page: %s", texts(s.root))
+		t.Fatalf("no rating page: %s", uitest.Texts(s.root))
 	}
 	finishChatPages(t, s)
 	if !c.onChat || c.chat.Index() != 1 {
 		t.Fatalf("second conversation not started")
 	}
-	tapButton(t, s.root, "END")
+	uitest.TapButton(t, s.root, "END")
 	finishChatPages(t, s)
-	if !strings.Contains(texts(s.root), "submitted") {
-		t.Fatalf("unit not submitted: %s", texts(s.root))
+	if !strings.Contains(uitest.Texts(s.root), "submitted") {
+		t.Fatalf("unit not submitted: %s", uitest.Texts(s.root))
 	}
 	convs, _ := st.EvalConversations(ctx, s.unit.ID)
 	if len(convs) != 2 || len(convs[0].Turns) != 6 || len(convs[0].Errors) != 1 || convs[1].EndedAt.IsZero() {
@@ -650,7 +627,7 @@ func TestEvalGoldUnits(t *testing.T) {
 		s := w.session
 		s.signIn("ann")
 		doTraining(t, s, false, false)
-		tapButton(t, s.root, "Start the real work")
+		uitest.TapButton(t, s.root, "Start the real work")
 		if s.unit.Kind != ev.UnitGold || s.page == nil {
 			t.Fatalf("after training: unit %q", s.unit.Kind)
 		}
@@ -662,8 +639,8 @@ func TestEvalGoldUnits(t *testing.T) {
 			tick(t, s, 5, "The reply is rude.")
 		}
 		s.key(fyne.KeyReturn)
-		if !strings.Contains(texts(s.root), "submitted") {
-			t.Fatalf("gold not submitted: %s", texts(s.root))
+		if !strings.Contains(uitest.Texts(s.root), "submitted") {
+			t.Fatalf("gold not submitted: %s", uitest.Texts(s.root))
 		}
 		u, _ := st.EvalUnit(context.Background(), s.unit.ID)
 		ps, _ := st.EvalParticipants(context.Background(), w.open.info.ID)
@@ -677,7 +654,7 @@ func TestEvalGoldUnits(t *testing.T) {
 			if !strings.Contains(string(u.Result), `"gold_passed":true`) || q["flags_gold-correct-golds"] != 1 {
 				t.Fatalf("right gold: result %s, qualifications %v", u.Result, q)
 			}
-			tapButton(t, s.root, "Continue")
+			uitest.TapButton(t, s.root, "Continue")
 			if s.unit.Kind != ev.UnitTask {
 				t.Fatalf("after a right gold: %q", s.unit.Kind)
 			}
@@ -685,9 +662,9 @@ func TestEvalGoldUnits(t *testing.T) {
 			if !strings.Contains(string(u.Result), `"gold_mistakes":3`) || q["flags_gold-wrong-golds"] != 1 || q["flags_block"] != 1 {
 				t.Fatalf("wrong gold: result %s, qualifications %v", u.Result, q)
 			}
-			tapButton(t, s.root, "Continue")
-			if !strings.Contains(texts(s.root), "not eligible") {
-				t.Fatalf("after a wrong gold: %s", texts(s.root))
+			uitest.TapButton(t, s.root, "Continue")
+			if !strings.Contains(uitest.Texts(s.root), "not eligible") {
+				t.Fatalf("after a wrong gold: %s", uitest.Texts(s.root))
 			}
 		}
 	}
@@ -714,7 +691,7 @@ func TestEvalCollectionOnlineAnnotation(t *testing.T) {
 		t.Fatal("Send still closed after the answer")
 	}
 	c.entry.SetText("Tell me more.")
-	tapButton(t, s.root, "Send")
+	uitest.TapButton(t, s.root, "Send")
 	if !c.send.Disabled() {
 		t.Fatal("the new bot message needs its own answer")
 	}
@@ -784,36 +761,36 @@ func TestEvalPageTimeLimit(t *testing.T) {
 	s.now = func() time.Time { return time.Now().Add(late) }
 	s.signIn("slow")
 	if s.page == nil || !strings.Contains(s.pageText.Text, "(1 minute per page)") {
-		t.Fatalf("the page does not say when it is due: %s", texts(s.root))
+		t.Fatalf("the page does not say when it is due: %s", uitest.Texts(s.root))
 	}
 	answerPage(t, s, false)
 	first := s.unit.ID
 	late = 30 * time.Second
 	s.key(fyne.KeyReturn) // in time
 	if s.page == nil || s.unit.ID != first {
-		t.Fatalf("a Next in time was refused: %s", texts(s.root))
+		t.Fatalf("a Next in time was refused: %s", uitest.Texts(s.root))
 	}
 	answerPage(t, s, false)
 	late = 100 * time.Second // 70 s after the previous Next
 	s.key(fyne.KeyReturn)
-	if !strings.Contains(texts(s.root), "timed out") || s.page != nil {
-		t.Fatalf("a late Next did not time out: %s", texts(s.root))
+	if !strings.Contains(uitest.Texts(s.root), "timed out") || s.page != nil {
+		t.Fatalf("a late Next did not time out: %s", uitest.Texts(s.root))
 	}
 	u, err := st.EvalUnit(ctx, first)
 	if err != nil || u.Status != ev.UnitOpen || string(u.State) != "{}" {
 		t.Fatalf("the timed-out unit: %+v %v", u, err)
 	}
 	// Continue gives the participant a fresh attempt (the first fit: the same unit).
-	tapButton(t, s.root, "Continue")
+	uitest.TapButton(t, s.root, "Continue")
 	if s.page == nil || s.unit.ID != first || s.i != 0 || s.a != 0 {
-		t.Fatalf("after the timeout: unit %d page %d/%d: %s", s.unit.ID, s.i, s.a, texts(s.root))
+		t.Fatalf("after the timeout: unit %d page %d/%d: %s", s.unit.ID, s.i, s.a, uitest.Texts(s.root))
 	}
 	// Coming back after the limit: the open unit times out on resume.
-	tapButton(t, s.root, "Sign out")
+	uitest.TapButton(t, s.root, "Sign out")
 	late += 10 * time.Minute
 	s.signIn("slow")
-	if !strings.Contains(texts(s.root), "timed out") {
-		t.Fatalf("a late resume did not time out: %s", texts(s.root))
+	if !strings.Contains(uitest.Texts(s.root), "timed out") {
+		t.Fatalf("a late resume did not time out: %s", uitest.Texts(s.root))
 	}
 	if _, open, _ := st.EvalOpenUnit(ctx, s.participant.ID); open {
 		t.Fatal("the participant still holds the timed-out unit")
@@ -837,19 +814,19 @@ func TestEvalChatReplyLimit(t *testing.T) {
 	s.signIn("chatter")
 	c := s.chat
 	if c == nil || !c.onChat || !strings.Contains(c.status.Text, "30 seconds per message") {
-		t.Fatalf("no chat, or it does not say when a message is due: %s", texts(s.root))
+		t.Fatalf("no chat, or it does not say when a message is due: %s", uitest.Texts(s.root))
 	}
 	unit := s.unit.ID
 	c.entry.SetText("in time")
-	tapButton(t, s.root, "Send")
+	uitest.TapButton(t, s.root, "Send")
 	if n := len(c.chat.Current().Messages); n != 4 {
 		t.Fatalf("%d messages after a message in time", n)
 	}
 	late = time.Minute
 	c.entry.SetText("too late")
-	tapButton(t, s.root, "Send")
-	if !strings.Contains(texts(s.root), "timed out") || s.chat != nil {
-		t.Fatalf("a late message did not time out: %s", texts(s.root))
+	uitest.TapButton(t, s.root, "Send")
+	if !strings.Contains(uitest.Texts(s.root), "timed out") || s.chat != nil {
+		t.Fatalf("a late message did not time out: %s", uitest.Texts(s.root))
 	}
 	if u, _ := st.EvalUnit(ctx, unit); u.Status != ev.UnitOpen {
 		t.Fatalf("the unit is %s", u.Status)

@@ -15,6 +15,7 @@ import (
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
 // An exec bot's program stops when the participant leaves the workspace mid-chat, and when
@@ -59,7 +60,7 @@ func TestEvalExecBotsStopWhenTheWorkspaceIsLeft(t *testing.T) {
 	}
 	w.session.signIn("chatter")
 	if c := w.session.chat; c == nil || len(c.chat.Current().Messages) != 2 {
-		t.Fatalf("no opening reply: %s", texts(w.session.root))
+		t.Fatalf("no opening reply: %s", uitest.Texts(w.session.root))
 	}
 	waitFor("the bot's program is not running", func() bool { return len(running()) == 1 })
 	sh.Show(ScreenHome)
@@ -70,10 +71,10 @@ func TestEvalExecBotsStopWhenTheWorkspaceIsLeft(t *testing.T) {
 	w.openProject(w.projects[0].ID)
 	w.session.signIn("chatter")
 	if c := w.session.chat; c == nil || !c.onChat || len(c.chat.Current().Messages) != 2 {
-		t.Fatalf("the conversation did not resume: %s", texts(w.session.root))
+		t.Fatalf("the conversation did not resume: %s", uitest.Texts(w.session.root))
 	}
 	w.session.chat.entry.SetText("still there?")
-	tapButton(t, w.session.root, "Send")
+	uitest.TapButton(t, w.session.root, "Send")
 	waitFor("no fresh program after the resume", func() bool { return len(running()) == 1 })
 	sh.Close()
 	waitFor("the bot's program outlived the window", func() bool { return len(running()) == 0 })

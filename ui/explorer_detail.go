@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // thumbHeight is the height of a step thumbnail; frames are scaled down once, off the UI
@@ -39,7 +40,7 @@ type explorerDetail struct {
 	gen     atomic.Int64
 	title   *widget.Label
 	text    *widget.RichText
-	viewer  *FrameViewer
+	viewer  *widgets.FrameViewer
 	thumbs  *widget.GridWrap
 	demoBtn *widget.Button
 	content fyne.CanvasObject
@@ -54,8 +55,8 @@ func newExplorerDetail(x *explorerWS) *explorerDetail {
 	d.title.Wrapping = fyne.TextWrapWord
 	d.text = widget.NewRichText()
 	d.text.Wrapping = fyne.TextWrapWord
-	d.viewer = NewFrameViewer()
-	d.viewer.run = x.shell.deps.Run
+	d.viewer = widgets.NewFrameViewer()
+	d.viewer.SetRun(x.shell.deps.Run)
 	d.viewer.OnStep(func(i int) {
 		d.thumbs.Select(i)
 		d.thumbs.ScrollTo(i)

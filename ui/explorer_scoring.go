@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // Scoring modes offered, with the store's names.
@@ -74,7 +75,7 @@ type explorerScoring struct {
 	table    *widget.Table
 	failList *widget.List
 	failL    *widget.Label
-	viewer   *FrameViewer
+	viewer   *widgets.FrameViewer
 	content  fyne.CanvasObject
 
 	kinds      map[string]string // split kinds by name
@@ -165,8 +166,8 @@ func newExplorerScoring(x *explorerWS) *explorerScoring {
 			o.(*widget.Label).SetText(fmt.Sprintf("%s #%d · %s · predicted %s · true %s", f.EpisodeID, f.Step+1, f.Info, f.Pred, f.GT))
 		},
 	)
-	s.viewer = NewFrameViewer()
-	s.viewer.run = x.shell.deps.Run
+	s.viewer = widgets.NewFrameViewer()
+	s.viewer.SetRun(x.shell.deps.Run)
 	s.failList.OnSelected = func(i widget.ListItemID) {
 		if i != s.viewer.Index() {
 			s.viewer.Seek(i)
@@ -535,7 +536,7 @@ func (s *explorerScoring) breakdownCell(id widget.TableCellID) string {
 // failureFrames is the frame viewer's loader for the failing steps: step i shows failure i's
 // screenshot with the predicted action drawn into it (the viewer draws the true action over
 // it). It runs on the viewer's decoding goroutines too, so it keeps its own list.
-func (s *explorerScoring) failureFrames(fails []odyssey.Failure) FrameLoader {
+func (s *explorerScoring) failureFrames(fails []odyssey.Failure) widgets.FrameLoader {
 	return func(step *episode.Step) (image.Image, error) {
 		if step.Index >= len(fails) {
 			return nil, fmt.Errorf("no failing step %d", step.Index+1)
@@ -617,13 +618,13 @@ func drawPrediction(img image.Image, a episode.Action) image.Image {
 		for i, p := range a.Points {
 			x, y := at(p)
 			for d := -stroke.half; d <= stroke.half; d++ {
-				line(out, x-size, y-size+d, x+size, y+size+d, stroke.c)
-				line(out, x-size, y+size+d, x+size, y-size+d, stroke.c)
+				widgets.Line(out, x-size, y-size+d, x+size, y+size+d, stroke.c)
+				widgets.Line(out, x-size, y+size+d, x+size, y-size+d, stroke.c)
 			}
 			if i > 0 {
 				px, py := at(a.Points[i-1])
 				for d := -stroke.half; d <= stroke.half; d++ {
-					line(out, px+d, py, x+d, y, stroke.c)
+					widgets.Line(out, px+d, py, x+d, y, stroke.c)
 				}
 			}
 		}

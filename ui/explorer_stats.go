@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // explorerStats is the Statistics tab: charts of the current selection (episode lengths,
@@ -19,12 +20,12 @@ type explorerStats struct {
 	x        *explorerWS
 	summary  *widget.Label
 	busy     *widget.ProgressBarInfinite
-	lengths  *BarChart
-	actions  *BarChart
-	category *BarChart
-	apps     *BarChart
-	devices  *BarChart
-	splits   *BarChart
+	lengths  *widgets.BarChart
+	actions  *widgets.BarChart
+	category *widgets.BarChart
+	apps     *widgets.BarChart
+	devices  *widgets.BarChart
+	splits   *widgets.BarChart
 	content  fyne.CanvasObject
 	shown    episode.Stats
 }
@@ -37,12 +38,12 @@ func newExplorerStats(x *explorerWS) *explorerStats {
 	s.busy = widget.NewProgressBarInfinite()
 	s.busy.Stop()
 	s.busy.Hide()
-	s.lengths = NewBarChart("Episode length (steps)", nil, true)
-	s.actions = NewBarChart("Steps per action type", nil, false)
-	s.category = NewBarChart("Episodes per category", nil, false)
-	s.apps = NewBarChart(fmt.Sprintf("Episodes per app (top %d)", statsTopApps), nil, false)
-	s.devices = NewBarChart("Episodes per device", nil, false)
-	s.splits = NewBarChart("Selected episodes per split part", nil, false)
+	s.lengths = widgets.NewBarChart("Episode length (steps)", nil, true)
+	s.actions = widgets.NewBarChart("Steps per action type", nil, false)
+	s.category = widgets.NewBarChart("Episodes per category", nil, false)
+	s.apps = widgets.NewBarChart(fmt.Sprintf("Episodes per app (top %d)", statsTopApps), nil, false)
+	s.devices = widgets.NewBarChart("Episodes per device", nil, false)
+	s.splits = widgets.NewBarChart("Selected episodes per split part", nil, false)
 	narrow := func(facet string, counts func() []episode.Count) func(int) {
 		return func(i int) {
 			cs := counts()
@@ -112,13 +113,13 @@ func (s *explorerStats) set(st episode.Stats, f episode.Filter) {
 	}
 	s.summary.SetText(fmt.Sprintf("%s, %s (%.1f per episode) — %s.", plural(st.Episodes, "episode"),
 		plural(st.Steps, "step"), mean, f.Describe()))
-	var bars []Bar
+	var bars []widgets.Bar
 	for _, b := range episode.LengthHistogram(st.Lengths, 20) {
 		label := fmt.Sprint(b.Lo)
 		if b.Hi > b.Lo {
 			label = fmt.Sprintf("%d–%d", b.Lo, b.Hi)
 		}
-		bars = append(bars, Bar{Label: label, Value: float64(b.Episodes), Text: fmt.Sprint(b.Episodes)})
+		bars = append(bars, widgets.Bar{Label: label, Value: float64(b.Episodes), Text: fmt.Sprint(b.Episodes)})
 	}
 	s.lengths.SetBars(bars)
 	s.actions.SetBars(countBars(st.Actions, st.Steps))
@@ -129,16 +130,16 @@ func (s *explorerStats) set(st episode.Stats, f episode.Filter) {
 	if len(apps) > statsTopApps {
 		s.shown.Facets[episode.FacetApp] = apps[:statsTopApps] // the "others" bar narrows nothing
 	}
-	var sb []Bar
+	var sb []widgets.Bar
 	for _, c := range st.Splits {
-		sb = append(sb, Bar{Label: c.Split + " · " + c.Part, Value: float64(c.N), Text: fmt.Sprint(c.N)})
+		sb = append(sb, widgets.Bar{Label: c.Split + " · " + c.Part, Value: float64(c.N), Text: fmt.Sprint(c.N)})
 	}
 	s.splits.SetBars(sb)
 }
 
 // countBars makes bars of counts with their share of total.
-func countBars(cs []episode.Count, total int) []Bar {
-	out := make([]Bar, 0, len(cs))
+func countBars(cs []episode.Count, total int) []widgets.Bar {
+	out := make([]widgets.Bar, 0, len(cs))
 	for _, c := range cs {
 		text := fmt.Sprint(c.N)
 		if total > 0 {
@@ -148,7 +149,7 @@ func countBars(cs []episode.Count, total int) []Bar {
 		if label == "" {
 			label = "(none)"
 		}
-		out = append(out, Bar{Label: label, Value: float64(c.N), Text: text})
+		out = append(out, widgets.Bar{Label: label, Value: float64(c.N), Text: text})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
 const odysseyVectors = "../testdata/conformance/odyssey"
@@ -33,7 +35,7 @@ func openExplorer(t *testing.T, st Store) (*Shell, *explorerWS, fyne.Window) {
 	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
 	s.Show(ScreenExplorer)
 	var x *explorerWS
-	walk(w.Content(), func(o fyne.CanvasObject) {
+	uitest.Walk(w.Content(), func(o fyne.CanvasObject) {
 		if tbl, ok := o.(*widget.Table); ok && x == nil {
 			x = explorerOf[tbl]
 		}
@@ -56,7 +58,7 @@ func TestExplorerListsFiltersAndOpens(t *testing.T) {
 
 	s.Show(ScreenExplorer)
 	var x *explorerWS
-	walk(w.Content(), func(o fyne.CanvasObject) {
+	uitest.Walk(w.Content(), func(o fyne.CanvasObject) {
 		if tbl, ok := o.(*widget.Table); ok && explorerOf[tbl] != nil {
 			x = explorerOf[tbl]
 		}
@@ -84,7 +86,7 @@ func TestExplorerListsFiltersAndOpens(t *testing.T) {
 	if v.Len() != 3 {
 		t.Fatalf("viewer shows %d steps", v.Len())
 	}
-	if b := v.image.Image.Bounds(); b.Dx() != 64 || b.Dy() != 64 {
+	if b := v.Frame().Bounds(); b.Dx() != 64 || b.Dy() != 64 {
 		t.Fatalf("gridworld frame is %v, want the 64x64 pov thumbnail", b)
 	}
 	if len(x.detail.images) != 3 {
@@ -101,7 +103,7 @@ func TestExplorerListsFiltersAndOpens(t *testing.T) {
 	s.Show(ScreenHome)
 	s.Show(ScreenExplorer)
 	var again *explorerWS
-	walk(w.Content(), func(o fyne.CanvasObject) {
+	uitest.Walk(w.Content(), func(o fyne.CanvasObject) {
 		if tbl, ok := o.(*widget.Table); ok && explorerOf[tbl] != nil {
 			again = explorerOf[tbl]
 		}
@@ -115,7 +117,7 @@ func TestExplorerListsFiltersAndOpens(t *testing.T) {
 // robin, "tokyo" in every seventh task, lengths 1..30.
 func bulkStore(t *testing.T, n int) *store.Store {
 	t.Helper()
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	ctx := context.Background()
 	cats := []string{"General_Tool", "Web_Shopping", "Multi_Apps"}
 	err := st.Update(ctx, func(tx *store.Tx) error {
@@ -279,7 +281,7 @@ func TestExplorerSearchMarksMatchesAndSorts(t *testing.T) {
 	// The Task cell shows the marks as rich text.
 	w.Resize(fyne.NewSize(1400, 800))
 	found := false
-	walk(x.table, func(o fyne.CanvasObject) {
+	uitest.Walk(x.table, func(o fyne.CanvasObject) {
 		if rt, ok := o.(*widget.RichText); ok && rt.Visible() {
 			for _, seg := range rt.Segments {
 				if ts, ok := seg.(*widget.TextSegment); ok && ts.Text == "Tokyo" && ts.Style.TextStyle.Bold {
@@ -340,7 +342,7 @@ func TestExplorerSearchMarksMatchesAndSorts(t *testing.T) {
 func tapHeader(t *testing.T, x *explorerWS, title string) {
 	t.Helper()
 	var hit *widget.Button
-	walk(x.table, func(o fyne.CanvasObject) {
+	uitest.Walk(x.table, func(o fyne.CanvasObject) {
 		if b, ok := o.(*widget.Button); ok && strings.TrimRight(b.Text, " ▲▼") == title {
 			hit = b
 		}
@@ -374,8 +376,7 @@ func TestExplorerStatisticsCharts(t *testing.T) {
 		t.Fatalf("action bars %+v", st.actions.Bars)
 	}
 	// Tapping a category bar narrows the filter and goes back to the listing.
-	r := &barChartRenderer{c: st.category}
-	st.category.Tapped(&fyne.PointEvent{Position: fyne.NewPos(50, r.titleHeight()+r.rowHeight()/2)})
+	st.category.OnTapped(0) // (where a tap lands is widgets' TestBarChartTaps)
 	if x.tabs.SelectedIndex() != 0 || len(x.filter.Facets[episode.FacetCategory]) != 1 || x.count != 30 {
 		t.Fatalf("after tapping a bar: tab %d, filter %+v, %d rows", x.tabs.SelectedIndex(), x.filter, x.count)
 	}
@@ -449,7 +450,7 @@ func TestExplorerSplits(t *testing.T) {
 func importSample(t *testing.T) (*explorerWS, fyne.Window) {
 	t.Helper()
 	test.NewTempApp(t)
-	_, x, w := openExplorer(t, seededStore(t))
+	_, x, w := openExplorer(t, uitest.SeededStore(t))
 	dir := copyTree(t, filepath.Join(odysseyVectors, "sample"))
 	x.importFolder(dir)
 	if n := x.filter.Source; n != "" {
@@ -481,7 +482,7 @@ func TestExplorerImportsBrowsesAndExportsOdyssey(t *testing.T) {
 	if v.Len() == 0 || len(x.detail.images) != v.Len() {
 		t.Fatalf("viewer %d steps, %d thumbnails", v.Len(), len(x.detail.images))
 	}
-	if b := v.image.Image.Bounds(); b.Dx() < 30 {
+	if b := v.Frame().Bounds(); b.Dx() < 30 {
 		t.Fatalf("screenshot not decoded: %v", b)
 	}
 	if !strings.Contains(x.detail.title.Text, "odyssey/") || x.detail.row.Facets[episode.FacetCategory] == nil {
@@ -585,9 +586,9 @@ func TestExplorerScoresLikeTheOfficialEvaluation(t *testing.T) {
 			continue
 		}
 		sc.failList.Select(i)
-		img := sc.viewer.image.Image
+		img := sc.viewer.Frame()
 		if img.Bounds().Dx() < 30 {
-			t.Fatalf("failure %d: no screenshot (%v)", i, sc.viewer.info.Text)
+			t.Fatalf("failure %d: no screenshot (%v)", i, first(sc.viewer.Captions()))
 		}
 		f := sc.failures[i]
 		p := f.PredAction.Points[0]
@@ -598,8 +599,8 @@ func TestExplorerScoresLikeTheOfficialEvaluation(t *testing.T) {
 				t.Fatalf("failure %d: no prediction cross at %v: %v", i, px, c)
 			}
 		}
-		if !strings.Contains(sc.viewer.instr.Text, f.Info) {
-			t.Fatalf("failure %d caption %q", i, sc.viewer.instr.Text)
+		if _, caption := sc.viewer.Captions(); !strings.Contains(caption, f.Info) {
+			t.Fatalf("failure %d caption %q", i, caption)
 		}
 		break
 	}
@@ -686,7 +687,7 @@ func TestExplorerOpensMobileEnvEpisodeInDemonstrations(t *testing.T) {
 	}
 	s.Show(ScreenExplorer)
 	var x *explorerWS
-	walk(s.win.Content(), func(o fyne.CanvasObject) {
+	uitest.Walk(s.win.Content(), func(o fyne.CanvasObject) {
 		if tbl, ok := o.(*widget.Table); ok && explorerOf[tbl] != nil {
 			x = explorerOf[tbl]
 		}
@@ -733,35 +734,13 @@ func TestFitFrame(t *testing.T) {
 	}
 }
 
-func TestBarChartTaps(t *testing.T) {
-	test.NewTempApp(t)
-	c := NewBarChart("t", []Bar{{"a", 1, "1"}, {"b", 3, "3"}}, false)
-	w := test.NewWindow(c)
-	defer w.Close()
-	w.Resize(fyne.NewSize(300, 200))
-	var got int = -1
-	c.OnTapped = func(i int) { got = i }
-	r := &barChartRenderer{c: c}
-	c.Tapped(&fyne.PointEvent{Position: fyne.NewPos(100, r.titleHeight()+r.rowHeight()*1.5)})
-	if got != 1 {
-		t.Fatalf("tapped bar %d", got)
-	}
-	v := NewBarChart("", []Bar{{"1–5", 4, "4"}, {"6–10", 2, "2"}}, true)
-	w.SetContent(v)
-	v.OnTapped = func(i int) { got = i }
-	v.Tapped(&fyne.PointEvent{Position: fyne.NewPos(v.Size().Width*0.75, v.Size().Height/2)})
-	if got != 1 {
-		t.Fatalf("tapped column %d", got)
-	}
-}
-
 func TestFrameSourceReadsZippedScreenshotsAndLetsGo(t *testing.T) {
 	dir := t.TempDir()
 	zpath := filepath.Join(dir, "shots.zip")
 	zf, _ := os.Create(zpath)
 	zw := zip.NewWriter(zf)
 	w, _ := zw.Create("screenshots/ep_0.png")
-	w.Write(encodePNG(image.NewRGBA(image.Rect(0, 0, 30, 60))))
+	png.Encode(w, image.NewRGBA(image.Rect(0, 0, 30, 60)))
 	zw.Close()
 	zf.Close()
 	f := newFrameSource(20 * time.Millisecond)
@@ -785,7 +764,7 @@ func TestFrameSourceReadsZippedScreenshotsAndLetsGo(t *testing.T) {
 // Explorer, which opens for it.
 func TestDroppedOdysseyDatasetIsImported(t *testing.T) {
 	test.NewTempApp(t)
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	s, _ := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
 	s.Show(ScreenHome)
 	dir := copyTree(t, filepath.Join(odysseyVectors, "sample"))
@@ -884,7 +863,7 @@ func TestPredictionCrossReadsOnRedAndTinyFrames(t *testing.T) {
 // The importer records the folder among the recent files, once, in its own transaction.
 func TestExplorerImportRecordsTheFolderAsRecent(t *testing.T) {
 	test.NewTempApp(t)
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	_, x, _ := openExplorer(t, st)
 	dir := copyTree(t, filepath.Join(odysseyVectors, "sample"))
 	x.importFolder(dir)
@@ -905,3 +884,5 @@ func TestExplorerImportRecordsTheFolderAsRecent(t *testing.T) {
 		t.Fatalf("the folder is %d times among the recent files %v", n, recent)
 	}
 }
+
+func first(info, _ string) string { return info }

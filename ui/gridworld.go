@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"math"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // Action spaces offered by the workspace.
@@ -58,7 +58,7 @@ type gridworldWS struct {
 	replay   *gridworld.Replay
 	replayEp *episode.Episode
 	frame    int
-	viewer   *FrameViewer
+	viewer   *widgets.FrameViewer
 
 	// agent run in progress
 	agentCancel context.CancelFunc
@@ -147,7 +147,7 @@ func (g *gridworldWS) build() {
 	g.status.Wrapping = fyne.TextWrapWord
 
 	panel := func(o ...fyne.CanvasObject) fyne.CanvasObject {
-		bg := canvas.NewRectangle(overlayBackground())
+		bg := canvas.NewRectangle(widgets.OverlayBackground())
 		bg.CornerRadius = 6
 		return container.NewStack(bg, container.NewPadded(container.NewVBox(o...)))
 	}
@@ -186,8 +186,8 @@ func (g *gridworldWS) build() {
 	)
 
 	// replay: the frame viewer steps and plays; the world follows it
-	g.viewer = NewFrameViewer()
-	g.viewer.run = g.shell.deps.Run
+	g.viewer = widgets.NewFrameViewer()
+	g.viewer.SetRun(g.shell.deps.Run)
 	g.viewer.OnStep(g.followViewer)
 	g.replayName = widget.NewLabel("")
 	g.replayName.Truncation = fyne.TextTruncateEllipsis
@@ -222,9 +222,6 @@ func (g *gridworldWS) build() {
 	split.Offset = 0.74
 	g.content = split
 }
-
-// overlayBackground is the theme's background, translucent, behind the overlay's text.
-func overlayBackground() color.Color { return tint(theme.Color(theme.ColorNameBackground), 0xc8) }
 
 // refreshTaskList offers the built-in samples one by one, all samples, random structures and
 // the IGLU datasets opened in this session.
@@ -707,10 +704,10 @@ func replayEpisode(e *episode.Episode, initial []byte) *episode.Episode {
 // replayFrameLoader gives the viewer a step's recorded thumbnail, or for episodes recorded
 // without one (agent runs from the command line) the top-down map of the step's world, drawn
 // off the UI goroutine like any frame the viewer decodes ahead.
-func replayFrameLoader(rp *gridworld.Replay) FrameLoader {
+func replayFrameLoader(rp *gridworld.Replay) widgets.FrameLoader {
 	return func(st *episode.Step) (image.Image, error) {
 		if len(st.Observation) > 0 || st.ObservationRef != "" {
-			return LoadStepFrame(st)
+			return widgets.LoadStepFrame(st)
 		}
 		if st.Index < 0 || st.Index >= len(rp.Frames) {
 			return nil, fmt.Errorf("step %d: no recorded state", st.Index)
@@ -833,7 +830,7 @@ func (g *gridworldWS) runAgent(command string, n, maxSteps int) error {
 	st := g.shell.deps.Store
 	update := func(note string) {
 		g.mu.Lock()
-		img := rewardChart(totals, curve, 440, 240)
+		img := widgets.RewardChart(totals, curve, 440, 240)
 		g.mu.Unlock()
 		fyne.Do(func() {
 			g.chart.Image = img

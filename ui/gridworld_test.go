@@ -16,6 +16,8 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // spyRenderer draws the map and remembers what it was asked to draw.
@@ -42,7 +44,7 @@ func (r *spyRenderer) last(t *testing.T) WorldView {
 func openGridworld(t *testing.T) (*Shell, *gridworldWS, *spyRenderer, fyne.Window) {
 	t.Helper()
 	test.NewTempApp(t)
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	spy := &spyRenderer{}
 	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path(), World: func() (WorldRenderer, error) { return spy, nil }})
 	s.Show(ScreenGridworld)
@@ -301,14 +303,14 @@ func TestGridworldReplayFrameViewer(t *testing.T) {
 	if g.viewer.Len() != len(g.replay.Frames) || g.viewer.Len() != 6 {
 		t.Fatalf("viewer has %d steps, replay %d frames", g.viewer.Len(), len(g.replay.Frames))
 	}
-	for i := range g.viewer.ep.Steps {
-		img, err := LoadStepFrame(&g.viewer.ep.Steps[i])
+	for i := range g.viewer.Episode().Steps {
+		img, err := widgets.LoadStepFrame(&g.viewer.Episode().Steps[i])
 		if err != nil || img.Bounds().Dx() != 64 || img.Bounds().Dy() != 64 {
 			t.Fatalf("step %d thumbnail: %v", i, err)
 		}
 	}
-	if g.viewer.ep.Steps[0].Action.Kind != "initial" || g.viewer.ep.Steps[4].Action.Kind != "place" {
-		t.Fatalf("viewer steps: %s ... %s", g.viewer.ep.Steps[0].Action.Kind, g.viewer.ep.Steps[4].Action.Kind)
+	if g.viewer.Episode().Steps[0].Action.Kind != "initial" || g.viewer.Episode().Steps[4].Action.Kind != "place" {
+		t.Fatalf("viewer steps: %s ... %s", g.viewer.Episode().Steps[0].Action.Kind, g.viewer.Episode().Steps[4].Action.Kind)
 	}
 	g.viewer.Seek(3)
 	if g.frame != 3 || spy.last(t).Grid != g.replay.Frames[3].Grid || spy.last(t).Agent != g.replay.Frames[3].Pose {
@@ -333,7 +335,7 @@ func TestGridworldReplayFrameViewer(t *testing.T) {
 		shown.Store(int64(i))
 	})
 	g.viewer.Seek(0)
-	g.viewer.speed = 8
+	g.viewer.SetSpeed(8)
 	g.togglePlay()
 	deadline := time.Now().Add(3 * time.Second)
 	for shown.Load() < 5 && time.Now().Before(deadline) {

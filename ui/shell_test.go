@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -14,51 +13,15 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/gridworld"
 	"github.com/agentdesk/agentdesk/resources"
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
-
-// walk visits o and everything inside it, widgets included.
-func walk(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
-	if o == nil || !o.Visible() {
-		return
-	}
-	fn(o)
-	switch v := o.(type) {
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			walk(c, fn)
-		}
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			walk(c, fn)
-		}
-	}
-}
-
-// texts collects the text of every label, button and card title on show.
-func texts(o fyne.CanvasObject) string {
-	var b strings.Builder
-	walk(o, func(o fyne.CanvasObject) {
-		switch v := o.(type) {
-		case *widget.Label:
-			b.WriteString(v.Text + "\n")
-		case *widget.Button:
-			b.WriteString(v.Text + "\n")
-		case *widget.Card:
-			b.WriteString(v.Title + "\n")
-		}
-	})
-	return b.String()
-}
-
-func syncRun(f func()) { f() }
 
 func newTestShell(t *testing.T, deps Deps) (*Shell, fyne.Window) {
 	t.Helper()
-	deps.Run = syncRun
+	deps.Run = uitest.SyncRun
 	w := test.NewWindow(nil)
 	w.Resize(fyne.NewSize(1100, 750))
 	s := NewShell(w, deps)
@@ -84,7 +47,7 @@ func TestNavigationReachesEveryScreen(t *testing.T) {
 		if s.Current() != sc.ID || s.title.Text != want[sc.ID] {
 			t.Fatalf("after selecting %s: current=%s title=%q", sc.ID, s.Current(), s.title.Text)
 		}
-		if !strings.Contains(texts(w.Content()), sc.Intro) {
+		if !strings.Contains(uitest.Texts(w.Content()), sc.Intro) {
 			t.Errorf("%s: intro line not on screen", sc.ID)
 		}
 	}
@@ -93,8 +56,8 @@ func TestNavigationReachesEveryScreen(t *testing.T) {
 	}
 	// The workspaces without their feature yet say in one line what they will hold.
 	s.Show(ScreenTemplates)
-	if !strings.Contains(texts(w.Content()), "template editor") {
-		t.Fatalf("Templates screen: %q", texts(w.Content()))
+	if !strings.Contains(uitest.Texts(w.Content()), "template editor") {
+		t.Fatalf("Templates screen: %q", uitest.Texts(w.Content()))
 	}
 }
 
@@ -137,7 +100,7 @@ func TestSettingsChangeTheTheme(t *testing.T) {
 	s, w := newTestShell(t, Deps{})
 	s.Show(ScreenSettings)
 	var radio *widget.RadioGroup
-	walk(w.Content(), func(o fyne.CanvasObject) {
+	uitest.Walk(w.Content(), func(o fyne.CanvasObject) {
 		if r, ok := o.(*widget.RadioGroup); ok {
 			radio = r
 		}
@@ -169,45 +132,12 @@ func TestSettingsChangeTheTheme(t *testing.T) {
 	}
 }
 
-func seededStore(t testing.TB) *store.Store {
-	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(filepath.Join(t.TempDir(), "seed.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	add := func(src, id string, steps int) {
-		e := &episode.Episode{Source: src, ExternalID: id}
-		for i := 0; i < steps; i++ {
-			e.Steps = append(e.Steps, episode.Step{Index: i})
-		}
-		if err := st.SaveEpisode(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	add(episode.SourceOdyssey, "o1", 4)
-	add(episode.SourceOdyssey, "o2", 3)
-	add(episode.SourceOdyssey, "o3", 2)
-	add(episode.SourceGridworld, "g1", 10)
-	add(episode.SourceGridworld, "g2", 1)
-	add(episode.SourceMobileEnv, "m1", 5)
-	if err := st.SaveSplit(ctx, episode.Split{Name: "random", Kind: episode.SplitOfficial,
-		Parts: map[string][]episode.Key{"train": {{Source: "odyssey", ExternalID: "o1"}}, "test": {{Source: "odyssey", ExternalID: "o2"}}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.TouchRecent(ctx, "/home/ada/demo.pkl", "pickle"); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
 func TestHomeShowsCountsFromTheStore(t *testing.T) {
 	test.NewTempApp(t)
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
 	s.Show(ScreenHome)
-	got := texts(w.Content())
+	got := uitest.Texts(w.Content())
 	for _, want := range []string{
 		"6 episodes, 25 steps, 1 split",
 		fmt.Sprintf("2 recorded builds\nTasks: %d built-in samples", len(gridworld.SampleTasks())),
@@ -223,7 +153,7 @@ func TestHomeShowsCountsFromTheStore(t *testing.T) {
 	}
 	// A card's button takes the user to its workspace.
 	var open *widget.Button
-	walk(w.Content(), func(o fyne.CanvasObject) {
+	uitest.Walk(w.Content(), func(o fyne.CanvasObject) {
 		if b, ok := o.(*widget.Button); ok && b.Text == "Open Explorer" {
 			open = b
 		}
@@ -241,7 +171,7 @@ func TestHomeWithoutStoreExplains(t *testing.T) {
 	test.NewTempApp(t)
 	refused := &store.OpenError{Path: "/tmp/x.db", Err: store.ErrNewerSchema, Detail: "schema version 99"}
 	_, w := newTestShell(t, Deps{StoreErr: refused, StorePath: "/tmp/x.db"})
-	got := texts(w.Content())
+	got := uitest.Texts(w.Content())
 	if !strings.Contains(got, "No store is open") || !strings.Contains(got, "newer version") {
 		t.Fatalf("Home without a store shows:\n%s", got)
 	}
@@ -250,7 +180,7 @@ func TestHomeWithoutStoreExplains(t *testing.T) {
 	if top == nil {
 		t.Fatal("no dialog shown for a refused store")
 	}
-	if d := texts(top); !strings.Contains(d, "Agentdesk did not change the file") || !strings.Contains(d, "schema version 99") {
+	if d := uitest.Texts(top); !strings.Contains(d, "Agentdesk did not change the file") || !strings.Contains(d, "schema version 99") {
 		t.Fatalf("refusal dialog says:\n%s", d)
 	}
 	if !errors.Is(refused, store.ErrNewerSchema) {
@@ -260,7 +190,7 @@ func TestHomeWithoutStoreExplains(t *testing.T) {
 
 func TestSwitchStoreRebuildsHome(t *testing.T) {
 	test.NewTempApp(t)
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	other, err := store.Open(filepath.Join(t.TempDir(), "other.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -271,8 +201,8 @@ func TestSwitchStoreRebuildsHome(t *testing.T) {
 	if err := s.switchStore(other.Path()); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(texts(w.Content()), "0 episodes, 0 steps, 0 splits") {
-		t.Fatalf("after switching, Home shows:\n%s", texts(w.Content()))
+	if !strings.Contains(uitest.Texts(w.Content()), "0 episodes, 0 steps, 0 splits") {
+		t.Fatalf("after switching, Home shows:\n%s", uitest.Texts(w.Content()))
 	}
 	if got := fyne.CurrentApp().Preferences().StringList(prefRecentStores); len(got) == 0 || got[0] != other.Path() {
 		t.Fatalf("recent stores %v", got)
@@ -285,7 +215,7 @@ func TestAboutListsVersionAndLicences(t *testing.T) {
 		{Module: "fyne.io/fyne/v2", Version: "v2.7.3", Name: "BSD-3-Clause", Text: "Copyright (C) 2018 Fyne.io developers"},
 	}})
 	s.Show(ScreenAbout)
-	got := texts(w.Content())
+	got := uitest.Texts(w.Content())
 	if !strings.Contains(got, "Version 1.2.3") || !strings.Contains(got, "these 1 modules") {
 		t.Fatalf("About shows:\n%s", got)
 	}

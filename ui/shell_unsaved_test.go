@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
 // editDemo opens a pickle and removes its first trajectory: one unsaved edit.
@@ -33,7 +34,7 @@ func TestShellReloadAsksAboutUnsavedEdits(t *testing.T) {
 	if s.demos != d || len(d.pending) != 1 || d.question == nil {
 		t.Fatalf("Reload did not ask first (workspace kept %v, %d edits)", s.demos == d, len(d.pending))
 	}
-	if txt := texts(s.win.Canvas().Overlays().Top()); !strings.Contains(txt, "1 edit not saved") || !strings.Contains(txt, "(0:remove)") {
+	if txt := uitest.Texts(s.win.Canvas().Overlays().Top()); !strings.Contains(txt, "1 edit not saved") || !strings.Contains(txt, "(0:remove)") {
 		t.Fatalf("the question says:\n%s", txt)
 	}
 	test.Tap(d.question.cancel)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image/color"
 	"io/fs"
 	"os"
 	"path"
@@ -739,12 +738,4 @@ func (w *templatesWS) chooseNewTemplate() {
 // templateFor returns the template file of a class, nil when the folder has none.
 func (w *templatesWS) templateFor(class string) *tplFile {
 	return w.byRel[path.Join(w.templatesDir, class+templateSuffix)]
-}
-
-// --- colours -----------------------------------------------------------------------------
-
-// tint is c at low opacity, for line backgrounds.
-func tint(c color.Color, alpha uint8) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: alpha}
 }

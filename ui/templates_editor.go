@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	tpl "github.com/agentdesk/agentdesk/engine/template"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // hlKind classifies a highlighted piece of template text.
@@ -255,8 +256,8 @@ func highlightRows(text string, spans []hlSpan, diags []*tpl.Error) []widget.Tex
 		hlWarning:  &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameWarning), TextStyle: fyne.TextStyle{Underline: true}},
 	}
 	lineStyle := map[int]widget.TextGridStyle{}
-	errRow := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameError), 0x40)}
-	warnRow := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameWarning), 0x30)}
+	errRow := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameError), 0x40)}
+	warnRow := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameWarning), 0x30)}
 	for _, d := range diags {
 		if d.Line < 1 {
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
 	"github.com/agentdesk/agentdesk/engine/limits"
 	tpl "github.com/agentdesk/agentdesk/engine/template"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // diffOp marks a line of a line diff.
@@ -359,8 +360,8 @@ func (p *previewPanel) show(r previewResult) {
 }
 
 func diffRows(lines []diffLine) []widget.TextGridRow {
-	add := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameSuccess), 0x38)}
-	del := &widget.CustomTextGridStyle{BGColor: tint(theme.Color(theme.ColorNameError), 0x38)}
+	add := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameSuccess), 0x38)}
+	del := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameError), 0x38)}
 	rows := make([]widget.TextGridRow, len(lines))
 	for i, l := range lines {
 		text := string(l.Op) + " " + l.Text

@@ -15,6 +15,7 @@ import (
 
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
 // openTemplateExamples shows the Templates workspace with a real store and opens a copy of
@@ -22,10 +23,10 @@ import (
 func openTemplateExamples(t testing.TB) (*Shell, fyne.Window, *templatesWS, *store.Store, string) {
 	t.Helper()
 	test.NewTempApp(t)
-	st := seededStore(t)
+	st := uitest.SeededStore(t)
 	w := test.NewWindow(nil)
 	w.Resize(fyne.NewSize(1280, 800))
-	s := NewShell(w, Deps{Store: st, StorePath: st.Path(), Run: syncRun})
+	s := NewShell(w, Deps{Store: st, StorePath: st.Path(), Run: uitest.SyncRun})
 	w.SetContent(s.Content())
 	t.Cleanup(w.Close)
 	s.Show(ScreenTemplates)
@@ -33,7 +34,7 @@ func openTemplateExamples(t testing.TB) (*Shell, fyne.Window, *templatesWS, *sto
 	if ws == nil {
 		t.Fatal("no Templates workspace")
 	}
-	ws.debounce = syncRun
+	ws.debounce = uitest.SyncRun
 	dir := t.TempDir()
 	if err := ws.startFromExamples(dir); err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func gridText(rows []widget.TextGridRow) []string {
 
 func TestTemplatesOpenExamplesShowsSlotsAndHighlighting(t *testing.T) {
 	_, w, ws, _, dir := openTemplateExamples(t)
-	got := texts(w.Content())
+	got := uitest.Texts(w.Content())
 	for _, want := range []string{"3 templates, 4 token configs, 3 task files", "Copied 10 files", "Preview", "Slots", "Problems"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("screen lacks %q:\n%s", want, got)
@@ -169,7 +170,7 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	if !strings.Contains(ws.pv.errLbl.Text, "templates/cart.textproto.template:3:9: unknown modifier") {
 		t.Fatalf("preview error %q", ws.pv.errLbl.Text)
 	}
-	if !strings.Contains(texts(w.Content()), "1 error") {
+	if !strings.Contains(uitest.Texts(w.Content()), "1 error") {
 		t.Fatal("summary does not count the error")
 	}
 	// Tapping the problem moves the cursor there.
@@ -290,7 +291,7 @@ func TestTemplatesComposerReordersAndFlagsRoundTrip(t *testing.T) {
 	var buttons []*widget.Button
 	collect := func() {
 		checks, buttons = nil, nil
-		walk(c.rows, func(o fyne.CanvasObject) {
+		uitest.Walk(c.rows, func(o fyne.CanvasObject) {
 			switch v := o.(type) {
 			case *widget.Check:
 				checks = append(checks, v)
@@ -315,7 +316,7 @@ func TestTemplatesComposerReordersAndFlagsRoundTrip(t *testing.T) {
 	collect()
 	test.Tap(checks[3]) // tick r of search-headphones, now second
 	c.add.SetSelected("settings_toggle-wifi")
-	walk(c.root, func(o fyne.CanvasObject) {
+	uitest.Walk(c.root, func(o fyne.CanvasObject) {
 		if b, ok := o.(*widget.Button); ok && b.Text == "Add token" {
 			test.Tap(b)
 		}
@@ -437,22 +438,22 @@ func TestTemplatesRecentFoldersPersistInTheStore(t *testing.T) {
 	}
 	// Home counts the folder.
 	s.Show(ScreenHome)
-	if got := texts(s.Content()); !strings.Contains(got, "1 template folder\n") {
+	if got := uitest.Texts(s.Content()); !strings.Contains(got, "1 template folder\n") {
 		t.Fatalf("Home shows:\n%s", got)
 	}
 	// A new window (next start) offers the folder and reopens it from the list.
 	s2, w2 := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
 	s2.Show(ScreenTemplates)
 	ws2 := s2.templates
-	ws2.debounce = syncRun
+	ws2.debounce = uitest.SyncRun
 	var open *widget.Button
-	walk(w2.Content(), func(o fyne.CanvasObject) {
+	uitest.Walk(w2.Content(), func(o fyne.CanvasObject) {
 		if b, ok := o.(*widget.Button); ok && b.Text == dir {
 			open = b
 		}
 	})
 	if open == nil {
-		t.Fatalf("recent folder not offered:\n%s", texts(w2.Content()))
+		t.Fatalf("recent folder not offered:\n%s", uitest.Texts(w2.Content()))
 	}
 	test.Tap(open)
 	if ws2.dir != dir || ws2.pv.last.text == "" {
@@ -516,7 +517,7 @@ func TestTemplatesComposerDragToReorder(t *testing.T) {
 	}
 	handles := func() []*dragHandle {
 		var hs []*dragHandle
-		walk(c.rows, func(o fyne.CanvasObject) {
+		uitest.Walk(c.rows, func(o fyne.CanvasObject) {
 			if h, ok := o.(*dragHandle); ok {
 				hs = append(hs, h)
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // WorldView is what the Gridworld workspace asks a renderer to draw.
@@ -55,21 +56,21 @@ func (MapRenderer) RenderWorld(v WorldView) (image.Image, error) {
 	for xi := 0; xi < gridworld.SizeX; xi++ {
 		for zi := 0; zi < gridworld.SizeZ; zi++ {
 			r := image.Rect(ox+xi*cell, oy+zi*cell, ox+(xi+1)*cell, oy+(zi+1)*cell)
-			fill(img, r, line)
+			widgets.Fill(img, r, line)
 			inner := r.Inset(1)
-			fill(img, inner, ground)
+			widgets.Fill(img, inner, ground)
 			for yi := gridworld.SizeY - 1; yi >= 0; yi-- {
 				if id := v.Grid[yi][xi][zi]; id > 0 && int(id) <= gridworld.NumColors {
 					c := blockColors[id-1]
 					shade := 0.55 + 0.45*float64(yi+1)/gridworld.SizeY
-					fill(img, inner, color.NRGBA{uint8(float64(c.R) * shade), uint8(float64(c.G) * shade), uint8(float64(c.B) * shade), 255})
+					widgets.Fill(img, inner, color.NRGBA{uint8(float64(c.R) * shade), uint8(float64(c.G) * shade), uint8(float64(c.B) * shade), 255})
 					break
 				}
 			}
 			if v.Target != nil {
 				for yi := gridworld.SizeY - 1; yi >= 0; yi-- {
 					if id := v.Target[yi][xi][zi]; id > 0 && int(id) <= gridworld.NumColors {
-						outline(img, inner.Inset(cell/6), blockColors[id-1], max(cell/10, 1))
+						widgets.Outline(img, inner.Inset(cell/6), blockColors[id-1], max(cell/10, 1))
 						break
 					}
 				}
@@ -85,40 +86,6 @@ func (MapRenderer) RenderWorld(v WorldView) (image.Image, error) {
 	yaw := v.Agent.Yaw * math.Pi / 180 // yaw 0 faces -z (up on the map), 90 faces +x
 	dx, dz := math.Sin(yaw), -math.Cos(yaw)
 	size := float64(cell) * 0.6
-	arrow(img, px, pz, dx, dz, size, color.NRGBA{20, 20, 20, 255})
+	widgets.Arrow(img, px, pz, dx, dz, size, color.NRGBA{20, 20, 20, 255})
 	return img, nil
-}
-
-func fill(img *image.RGBA, r image.Rectangle, c color.Color) {
-	draw.Draw(img, r.Intersect(img.Bounds()), &image.Uniform{c}, image.Point{}, draw.Src)
-}
-
-func outline(img *image.RGBA, r image.Rectangle, c color.Color, t int) {
-	fill(img, image.Rect(r.Min.X, r.Min.Y, r.Max.X, r.Min.Y+t), c)
-	fill(img, image.Rect(r.Min.X, r.Max.Y-t, r.Max.X, r.Max.Y), c)
-	fill(img, image.Rect(r.Min.X, r.Min.Y, r.Min.X+t, r.Max.Y), c)
-	fill(img, image.Rect(r.Max.X-t, r.Min.Y, r.Max.X, r.Max.Y), c)
-}
-
-// arrow fills a triangle at (x, y) pointing along (dx, dy).
-func arrow(img *image.RGBA, x, y, dx, dy, size float64, c color.Color) {
-	tip := [2]float64{x + dx*size, y + dy*size}
-	l := [2]float64{x - dx*size*0.6 - dy*size*0.5, y - dy*size*0.6 + dx*size*0.5}
-	r := [2]float64{x - dx*size*0.6 + dy*size*0.5, y - dy*size*0.6 - dx*size*0.5}
-	minX, maxX := math.Min(tip[0], math.Min(l[0], r[0])), math.Max(tip[0], math.Max(l[0], r[0]))
-	minY, maxY := math.Min(tip[1], math.Min(l[1], r[1])), math.Max(tip[1], math.Max(l[1], r[1]))
-	side := func(a, b [2]float64, px, py float64) float64 {
-		return (b[0]-a[0])*(py-a[1]) - (b[1]-a[1])*(px-a[0])
-	}
-	for py := int(minY); py <= int(maxY); py++ {
-		for px := int(minX); px <= int(maxX); px++ {
-			fx, fy := float64(px)+0.5, float64(py)+0.5
-			s1, s2, s3 := side(tip, l, fx, fy), side(l, r, fx, fy), side(r, tip, fx, fy)
-			if (s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0) {
-				if image.Pt(px, py).In(img.Bounds()) {
-					img.Set(px, py, c)
-				}
-			}
-		}
-	}
 }

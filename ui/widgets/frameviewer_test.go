@@ -1,8 +1,10 @@
-package ui
+package widgets
 
 import (
+	"bytes"
 	"image"
 	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
 // frameOf is a solid frame whose red channel encodes i.
@@ -64,7 +67,7 @@ func newTestViewer(t *testing.T, e *episode.Episode) (*FrameViewer, fyne.Window)
 	t.Helper()
 	test.NewTempApp(t)
 	v := NewFrameViewer()
-	v.run = syncRun
+	v.run = uitest.SyncRun
 	w := test.NewWindow(v)
 	w.Resize(fyne.NewSize(900, 700))
 	t.Cleanup(w.Close)
@@ -437,4 +440,11 @@ func TestFrameCacheIsBoundedByBytes(t *testing.T) {
 	if got, want := imageBytes(ycc), 100*100+2*50*50; got != want {
 		t.Fatalf("imageBytes(YCbCr 4:2:0 100x100) = %d, want %d", got, want)
 	}
+}
+
+// encodePNG encodes a test frame.
+func encodePNG(img image.Image) []byte {
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	return buf.Bytes()
 }

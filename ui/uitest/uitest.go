@@ -1,0 +1,124 @@
+// Package uitest is the test kit of the UI packages: walking a widget tree, finding and tapping
+// widgets, a synchronous background runner and stores seeded with sample data, shared by the
+// tests of the shell and of every workspace. Only tests import it; it may import the store
+// (the UI packages themselves may not).
+package uitest
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/store"
+)
+
+// Walk visits o and everything inside it that is visible, widgets included.
+func Walk(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	fn(o)
+	switch v := o.(type) {
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			Walk(c, fn)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			Walk(c, fn)
+		}
+	}
+}
+
+// Texts collects the text of every label, button and card title on show, a line each.
+func Texts(o fyne.CanvasObject) string {
+	var b strings.Builder
+	Walk(o, func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *widget.Label:
+			b.WriteString(v.Text + "\n")
+		case *widget.Button:
+			b.WriteString(v.Text + "\n")
+		case *widget.Card:
+			b.WriteString(v.Title + "\n")
+		}
+	})
+	return b.String()
+}
+
+// Find returns the first object under o of type T for which ok holds (the zero T when none).
+func Find[T fyne.CanvasObject](o fyne.CanvasObject, ok func(T) bool) T {
+	var out T
+	found := false
+	Walk(o, func(c fyne.CanvasObject) {
+		if v, is := c.(T); is && !found && ok(v) {
+			out, found = v, true
+		}
+	})
+	return out
+}
+
+// TapButton taps the enabled button under o whose text starts with prefix.
+func TapButton(t testing.TB, o fyne.CanvasObject, prefix string) {
+	t.Helper()
+	b := Find(o, func(b *widget.Button) bool { return strings.HasPrefix(b.Text, prefix) })
+	if b == nil {
+		t.Fatalf("no button %q in:\n%s", prefix, Texts(o))
+	}
+	if b.Disabled() {
+		t.Fatalf("button %q is disabled", b.Text)
+	}
+	test.Tap(b)
+}
+
+// SyncRun runs background work at once, on the calling goroutine: results are applied before
+// the call that started the work returns.
+func SyncRun(f func()) { f() }
+
+// OpenStore opens a new store in a temporary folder, closed when the test ends.
+func OpenStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// SeededStore is a store holding a few episodes of every source, an official split and a
+// recent file.
+func SeededStore(t testing.TB) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st := OpenStore(t)
+	add := func(src, id string, steps int) {
+		e := &episode.Episode{Source: src, ExternalID: id}
+		for i := 0; i < steps; i++ {
+			e.Steps = append(e.Steps, episode.Step{Index: i})
+		}
+		if err := st.SaveEpisode(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(episode.SourceOdyssey, "o1", 4)
+	add(episode.SourceOdyssey, "o2", 3)
+	add(episode.SourceOdyssey, "o3", 2)
+	add(episode.SourceGridworld, "g1", 10)
+	add(episode.SourceGridworld, "g2", 1)
+	add(episode.SourceMobileEnv, "m1", 5)
+	if err := st.SaveSplit(ctx, episode.Split{Name: "random", Kind: episode.SplitOfficial,
+		Parts: map[string][]episode.Key{"train": {{Source: "odyssey", ExternalID: "o1"}}, "test": {{Source: "odyssey", ExternalID: "o2"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.TouchRecent(ctx, "/home/ada/demo.pkl", "pickle"); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

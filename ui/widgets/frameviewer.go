@@ -1,0 +1,417 @@
+package widgets
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	_ "image/jpeg" // observations may be JPEG
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/limits"
+)
+
+// FrameLoader decodes the frame of a step: its Observation bytes, or the file its
+// ObservationRef names. Sources with frames elsewhere (a pickle in memory) provide their own.
+type FrameLoader func(step *episode.Step) (image.Image, error)
+
+// LoadStepFrame is the default FrameLoader.
+func LoadStepFrame(step *episode.Step) (image.Image, error) {
+	data := step.Observation
+	if len(data) == 0 {
+		if step.ObservationRef == "" {
+			return nil, fmt.Errorf("step %d has no frame", step.Index)
+		}
+		var err error
+		if data, err = limits.ReadFile(step.ObservationRef, limits.Screenshot); err != nil {
+			return nil, err
+		}
+	}
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("step %d frame: %w", step.Index, err)
+	}
+	return img, nil
+}
+
+// FrameViewer shows an episode frame by frame with the action drawn over the frame (touch
+// point, long press, scroll arrow, typed text), the step's reward and instruction, a timeline
+// with markers for rewards and instruction changes, and playback at 0.25x to 8x.
+// Keyboard: Left/Right one step, Shift+Left/Right ten, Home/End, Space plays.
+type FrameViewer struct {
+	widget.BaseWidget
+
+	ep     *episode.Episode
+	load   FrameLoader
+	cache  *frameCache
+	index  int
+	speed  float64
+	play   chan struct{} // closed to stop playback; nil when paused
+	run    func(func())  // runs decoding off the UI goroutine
+	shift  bool
+	onStep func(i int)
+
+	image     *canvas.Image
+	marks     *fyne.Container // action overlay, laid out over the image
+	info      *widget.Label
+	instr     *widget.Label
+	timeline  *timeline
+	playBtn   *widget.Button
+	position  *widget.Label
+	hierarchy *widget.Entry
+	noHier    *widget.Label
+	frame     fyne.CanvasObject
+	split     *container.Split
+	body      *fyne.Container // the frame alone, or beside the view hierarchy
+	xmlCache  map[int]string  // indented view hierarchies by step
+	content   fyne.CanvasObject
+	imgSize   image.Point // of the frame on show (the display copy may be smaller)
+	full      image.Image // the frame on show, as decoded
+
+	// The frame is handed to fyne already scaled to the image area's pixel size: fyne would
+	// otherwise resample a phone screenshot (1080x2400) with Catmull-Rom on the UI goroutine for
+	// every frame shown, hundreds of milliseconds each.
+	dispMu     sync.Mutex
+	dispTarget image.Point // the image area in pixels
+	disp       *frameCache // display copies, valid while their size is dispTarget
+}
+
+// NewFrameViewer returns an empty viewer; SetEpisode fills it.
+func NewFrameViewer() *FrameViewer {
+	v := &FrameViewer{speed: 1, load: LoadStepFrame, cache: newFrameCache(frameCacheBytes), disp: newFrameCache(displayCacheBytes), run: func(f func()) { go f() }}
+	v.image = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+	v.image.FillMode = canvas.ImageFillContain
+	v.image.ScaleMode = canvas.ImageScaleSmooth
+	v.marks = container.NewWithoutLayout()
+	v.info = widget.NewLabel("")
+	v.instr = widget.NewLabel("")
+	v.instr.Wrapping = fyne.TextWrapWord
+	v.position = widget.NewLabel("")
+	v.timeline = newTimeline(func(i int) { v.Seek(i) })
+	v.playBtn = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), v.TogglePlay)
+	speed := widget.NewSelect(replaySpeeds, func(s string) { v.speed = parseSpeed(s) })
+	speed.SetSelected("1x")
+	v.hierarchy = widget.NewMultiLineEntry()
+	v.hierarchy.TextStyle.Monospace = true
+	v.hierarchy.Hide()
+	v.noHier = widget.NewLabel("No view hierarchy recorded for this step.")
+	v.noHier.Wrapping = fyne.TextWrapWord
+	v.noHier.Hide()
+	controls := container.NewHBox(
+		widget.NewButtonWithIcon("", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
+		widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { v.Seek(v.index - 1) }),
+		v.playBtn,
+		widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { v.Seek(v.index + 1) }),
+		widget.NewButtonWithIcon("", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) }),
+		speed, v.position)
+	v.frame = container.New(&frameAreaLayout{v}, v.image, v.marks)
+	v.split = container.NewHSplit(container.NewStack(), container.NewStack(v.hierarchy, container.NewVBox(v.noHier)))
+	v.split.Offset = 0.6
+	v.body = container.NewStack(v.frame)
+	bottom := container.NewVBox(v.timeline, controls, v.info, v.instr)
+	v.content = container.NewBorder(nil, bottom, nil, nil, v.body)
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// SetEpisode shows e from its first step, decoding frames with load (nil: LoadStepFrame).
+func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
+	v.Pause()
+	if load == nil {
+		load = LoadStepFrame
+	}
+	v.ep, v.load, v.cache, v.index = e, load, newFrameCache(frameCacheBytes), -1
+	v.dispMu.Lock()
+	v.disp = newFrameCache(displayCacheBytes)
+	v.dispMu.Unlock()
+	v.xmlCache = map[int]string{}
+	v.timeline.set(e)
+	// The view hierarchy pane is there only for episodes that recorded one.
+	hasXML := false
+	for i := range e.Steps {
+		if xml, ok := e.Steps[i].Extra["view_hierarchy"].(string); ok && xml != "" {
+			hasXML = true
+			break
+		}
+	}
+	if hasXML {
+		v.split.Leading = v.frame
+		v.body.Objects = []fyne.CanvasObject{v.split}
+	} else {
+		v.split.Leading = container.NewStack()
+		v.body.Objects = []fyne.CanvasObject{v.frame}
+	}
+	v.body.Refresh()
+	v.Seek(0)
+}
+
+// OnStep sets a function called whenever the shown step changes.
+func (v *FrameViewer) OnStep(f func(i int)) { v.onStep = f }
+
+// SetRun sets how frames are decoded off the UI goroutine (default: go f()).
+func (v *FrameViewer) SetRun(run func(func())) { v.run = run }
+
+// Episode is the episode on show (nil before SetEpisode).
+func (v *FrameViewer) Episode() *episode.Episode { return v.ep }
+
+// Frame is the image on show (scaled for display).
+func (v *FrameViewer) Frame() image.Image { return v.image.Image }
+
+// Captions are the texts under the frame: the step's action and reward, and its instruction.
+func (v *FrameViewer) Captions() (info, instruction string) { return v.info.Text, v.instr.Text }
+
+// SetSpeed sets the playback speed (1 is five steps a second).
+func (v *FrameViewer) SetSpeed(x float64) { v.speed = x }
+
+// Len is the number of steps.
+func (v *FrameViewer) Len() int {
+	if v.ep == nil {
+		return 0
+	}
+	return len(v.ep.Steps)
+}
+
+// Index is the step on show.
+func (v *FrameViewer) Index() int { return v.index }
+
+// Seek displays step i (clamped to the episode).
+func (v *FrameViewer) Seek(i int) {
+	n := v.Len()
+	if n == 0 {
+		return
+	}
+	i = max(0, min(i, n-1))
+	changed := i != v.index
+	v.index = i
+	step := &v.ep.Steps[i]
+	if img, ok := v.cache.get(i); ok {
+		v.showFrame(i, img)
+	} else if img, err := v.load(step); err == nil { // the frame on show is decoded at once
+		v.cache.put(i, img)
+		v.showFrame(i, img)
+	} else {
+		v.setImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+		v.info.SetText(err.Error())
+	}
+	v.prefetch(i + 1)
+	v.position.SetText(fmt.Sprintf("step %d / %d", i+1, n))
+	v.info.SetText(fmt.Sprintf("%s · reward %s", describeAction(step.Action), formatReward(step.Reward)))
+	if step.Instruction != "" {
+		v.instr.SetText("Instruction: " + step.Instruction)
+	} else {
+		v.instr.SetText("")
+	}
+	if xml, ok := step.Extra["view_hierarchy"].(string); ok && xml != "" {
+		pretty, ok := v.xmlCache[i]
+		if !ok {
+			pretty = indentXML(xml)
+			v.xmlCache[i] = pretty
+		}
+		v.hierarchy.SetText(pretty)
+		v.hierarchy.Show()
+		v.noHier.Hide()
+	} else {
+		v.hierarchy.Hide()
+		v.noHier.Show()
+	}
+	v.timeline.setIndex(i)
+	v.layoutMarks()
+	if changed && v.onStep != nil {
+		v.onStep(i)
+	}
+}
+
+// prefetch decodes the next few frames in the background.
+func (v *FrameViewer) prefetch(from int) {
+	ep, load, cache := v.ep, v.load, v.cache
+	for i := from; i < min(from+4, len(ep.Steps)); i++ {
+		if !cache.claim(i) {
+			continue
+		}
+		v.run(func() {
+			img, err := load(&ep.Steps[i])
+			if err != nil {
+				cache.put(i, nil)
+				return
+			}
+			cache.put(i, img)
+			v.dispMu.Lock()
+			target, disp := v.dispTarget, v.disp
+			v.dispMu.Unlock()
+			if d := displayCopy(img, target); d != nil {
+				disp.put(i, d)
+			}
+		})
+	}
+}
+
+func (v *FrameViewer) setImage(img image.Image) {
+	if img == nil {
+		img = image.NewRGBA(image.Rect(0, 0, 1, 1))
+	}
+	v.full = nil
+	v.image.Image = img
+	v.imgSize = img.Bounds().Size()
+	v.image.Refresh()
+}
+
+// showFrame shows step i's decoded frame, through a display copy of the image area's size when
+// the frame is larger than the area.
+func (v *FrameViewer) showFrame(i int, img image.Image) {
+	if img == nil {
+		v.setImage(nil)
+		return
+	}
+	v.dispMu.Lock()
+	target, disp := v.dispTarget, v.disp
+	v.dispMu.Unlock()
+	shown := img
+	if d, ok := disp.get(i); ok && d != nil && d.Bounds().Size() == target {
+		shown = d
+	} else if d := displayCopy(img, target); d != nil {
+		disp.put(i, d)
+		shown = d
+	}
+	v.full = img
+	v.image.Image = shown
+	v.imgSize = img.Bounds().Size()
+	v.image.Refresh()
+}
+
+// areaResized is called when the image area changes size: display copies are made again.
+func (v *FrameViewer) areaResized(size fyne.Size) {
+	scale := float32(1)
+	if c := fyne.CurrentApp().Driver().CanvasForObject(v); c != nil {
+		scale = c.Scale()
+	}
+	target := image.Pt(int(size.Width*scale+0.5), int(size.Height*scale+0.5))
+	v.dispMu.Lock()
+	changed := target != v.dispTarget
+	if changed {
+		v.dispTarget = target
+		v.disp = newFrameCache(displayCacheBytes)
+	}
+	v.dispMu.Unlock()
+	if changed && v.full != nil {
+		v.showFrame(v.index, v.full)
+	}
+	v.layoutMarks()
+}
+
+// frameAreaLayout stacks the frame and its marks and tells the viewer the area's size (the
+// viewer's own layout does not see a split being dragged).
+type frameAreaLayout struct{ v *FrameViewer }
+
+func (l *frameAreaLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.Position{})
+		o.Resize(size)
+	}
+	l.v.areaResized(size)
+}
+
+func (l *frameAreaLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(1, 1) }
+
+// TogglePlay starts or pauses playback.
+func (v *FrameViewer) TogglePlay() {
+	if v.play != nil {
+		v.Pause()
+		return
+	}
+	if v.Len() == 0 {
+		return
+	}
+	if v.index >= v.Len()-1 {
+		v.Seek(0)
+	}
+	v.play = make(chan struct{})
+	v.playBtn.SetIcon(theme.MediaPauseIcon())
+	playback(v.play, func() float64 { return v.speed }, func() bool {
+		if v.index >= v.Len()-1 {
+			v.Pause()
+			return false
+		}
+		v.Seek(v.index + 1)
+		return true
+	})
+}
+
+// Pause stops playback.
+func (v *FrameViewer) Pause() {
+	if v.play != nil {
+		close(v.play)
+		v.play = nil
+		v.playBtn.SetIcon(theme.MediaPlayIcon())
+	}
+}
+
+// Playing reports whether playback runs.
+func (v *FrameViewer) Playing() bool { return v.play != nil }
+
+func (v *FrameViewer) CreateRenderer() fyne.WidgetRenderer {
+	return &frameViewerRenderer{v: v}
+}
+
+type frameViewerRenderer struct{ v *FrameViewer }
+
+func (r *frameViewerRenderer) Layout(s fyne.Size) {
+	r.v.content.Resize(s) // the frame area's layout places the marks
+}
+func (r *frameViewerRenderer) MinSize() fyne.Size           { return r.v.content.MinSize() }
+func (r *frameViewerRenderer) Refresh()                     { r.v.content.Refresh() }
+func (r *frameViewerRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.v.content} }
+func (r *frameViewerRenderer) Destroy()                     { r.v.Pause() }
+
+// Keyboard: the viewer takes the focus when tapped.
+func (v *FrameViewer) Tapped(*fyne.PointEvent) {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(v); c != nil {
+		c.Focus(v)
+	}
+}
+func (v *FrameViewer) FocusGained()   {}
+func (v *FrameViewer) FocusLost()     {}
+func (v *FrameViewer) TypedRune(rune) {}
+func (v *FrameViewer) TypedKey(ev *fyne.KeyEvent) {
+	jump := 1
+	if v.shift {
+		jump = 10
+	}
+	switch ev.Name {
+	case fyne.KeyLeft:
+		v.Seek(v.index - jump)
+	case fyne.KeyRight:
+		v.Seek(v.index + jump)
+	case fyne.KeyHome:
+		v.Seek(0)
+	case fyne.KeyEnd:
+		v.Seek(v.Len() - 1)
+	case fyne.KeySpace:
+		v.TogglePlay()
+	}
+}
+
+// KeyDown and KeyUp track Shift for the ten-step jumps.
+func (v *FrameViewer) KeyDown(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		v.shift = true
+	}
+}
+func (v *FrameViewer) KeyUp(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		v.shift = false
+	}
+}
+
+var (
+	_ fyne.Focusable  = (*FrameViewer)(nil)
+	_ desktop.Keyable = (*FrameViewer)(nil)
+	_ fyne.Tappable   = (*FrameViewer)(nil)
+	_ fyne.Draggable  = (*timeline)(nil)
+)
