@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/agentdesk/agentdesk/app"
+	"github.com/agentdesk/agentdesk/app/desktop"
 )
 
 // OpenGL (the app's window and the offscreen renderer, also used by `gridworld bench --pov`)
@@ -14,5 +15,5 @@ import (
 func init() { runtime.LockOSThread() }
 
 func main() {
-	os.Exit(app.Main(os.Args[1:]))
+	os.Exit(app.Main(os.Args[1:], desktop.Run))
 }

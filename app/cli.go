@@ -14,8 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentdesk/agentdesk/engine/mobileenv"
 	"github.com/agentdesk/agentdesk/store"
-	"github.com/agentdesk/agentdesk/ui"
 )
 
 // Exit codes of the command line.
@@ -29,7 +29,7 @@ const (
 type env struct {
 	stdout, stderr io.Writer
 	storePath      string   // from --store; empty means the default store
-	gui            gui      // opens the desktop app (commands such as `gridworld play`)
+	gui            GUI      // opens the desktop app (commands such as `gridworld play`)
 	command        []string // the command being run, e.g. ["odyssey", "import"]
 	lastNotice     time.Time
 }
@@ -136,23 +136,32 @@ var root = &command{name: "agentdesk", sub: []*command{
 }}
 
 // Main runs Agentdesk with the process arguments (without the program name) and returns the
-// exit code. With no command it opens the desktop app.
-func Main(args []string) int {
-	return run(args, os.Stdout, os.Stderr, runGUI)
+// exit code. With no command it opens the desktop app through gui (the GUI entry, package
+// app/desktop: this package imports no fyne, so the command line builds and tests without it).
+func Main(args []string, gui GUI) int {
+	return run(args, os.Stdout, os.Stderr, gui)
 }
 
-// guiOptions say how the desktop app starts.
-type guiOptions struct {
+// GUIOptions say how the desktop app starts.
+type GUIOptions struct {
 	StorePath string // "" for the default store
-	Screen    string // the screen to show first; "" for the one used last
+	Screen    string // the screen to show first ("gridworld", "demonstrations", ...); "" for the one used last
 	Task      string // gridworld task specification for the Gridworld workspace
 	Open      string // a file to open once the window is shown (a pickle: Demonstrations)
 }
 
-// gui opens the desktop app; it is a parameter so tests can run the CLI alone.
-type gui func(opts guiOptions) int
+// GUI opens the desktop app and returns its exit code; a parameter so that tests can run the
+// command line alone.
+type GUI func(opts GUIOptions) int
 
-func run(args []string, stdout, stderr io.Writer, openGUI gui) int {
+// The screens the command line opens the app on.
+const (
+	screenGridworld      = "gridworld"
+	screenDemonstrations = "demonstrations"
+	screenEvaluation     = "evaluation"
+)
+
+func run(args []string, stdout, stderr io.Writer, openGUI GUI) int {
 	fs := flag.NewFlagSet("agentdesk", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	storePath := fs.String("store", "", "open the store file `PATH` instead of the default one")
@@ -171,9 +180,9 @@ func run(args []string, stdout, stderr io.Writer, openGUI gui) int {
 		rest = []string{"version"}
 	}
 	if len(rest) == 0 {
-		return openGUI(guiOptions{StorePath: *storePath})
+		return openGUI(GUIOptions{StorePath: *storePath})
 	}
-	if root.find(rest[0]) == nil && rest[0] != "help" && ui.IsPickleFile(rest[0]) {
+	if root.find(rest[0]) == nil && rest[0] != "help" && mobileenv.IsPickleFile(rest[0]) {
 		// agentdesk FILE.pkl: the app, on the Demonstrations workspace with the file
 		if len(rest) > 1 {
 			fmt.Fprintf(stderr, "agentdesk: open one file at a time (got %d arguments)\n\n", len(rest))
@@ -188,7 +197,7 @@ func run(args []string, stdout, stderr io.Writer, openGUI gui) int {
 			fmt.Fprintf(stderr, "agentdesk: %v\n", err)
 			return exitError
 		}
-		return openGUI(guiOptions{StorePath: *storePath, Screen: "demonstrations", Open: path})
+		return openGUI(GUIOptions{StorePath: *storePath, Screen: screenDemonstrations, Open: path})
 	}
 	e := &env{stdout: stdout, stderr: stderr, storePath: *storePath, gui: openGUI}
 	return dispatch(e, root, rest, nil)

@@ -18,11 +18,11 @@ func TestFileArgumentOpensTheApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runCLI(t, pkl)
-	if !r.guiOpened || r.code != 0 || r.gui != (guiOptions{Screen: "demonstrations", Open: pkl}) {
+	if !r.guiOpened || r.code != 0 || r.gui != (GUIOptions{Screen: "demonstrations", Open: pkl}) {
 		t.Fatalf("FILE.pkl: %+v", r)
 	}
 	r = runCLI(t, "--store", "/tmp/x.db", pkl)
-	if !r.guiOpened || r.gui != (guiOptions{StorePath: "/tmp/x.db", Screen: "demonstrations", Open: pkl}) {
+	if !r.guiOpened || r.gui != (GUIOptions{StorePath: "/tmp/x.db", Screen: "demonstrations", Open: pkl}) {
 		t.Fatalf("--store S FILE.pkl: %+v", r)
 	}
 	// a relative path is made absolute (the app does not depend on the folder it started in)

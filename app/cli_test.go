@@ -28,7 +28,7 @@ func isolate(t *testing.T) string {
 type result struct {
 	code           int
 	stdout, stderr string
-	gui            guiOptions
+	gui            GUIOptions
 	guiOpened      bool
 }
 
@@ -36,7 +36,7 @@ func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	r := result{}
-	r.code = run(args, &out, &errb, func(o guiOptions) int {
+	r.code = run(args, &out, &errb, func(o GUIOptions) int {
 		r.guiOpened, r.gui = true, o
 		return 0
 	})
@@ -53,7 +53,7 @@ func TestNoArgumentsOpensTheApp(t *testing.T) {
 		t.Fatalf("--store: %+v", r)
 	}
 	r := runCLI(t, "--store", "/tmp/x.db", "gridworld", "play", "--task", "arch")
-	if !r.guiOpened || r.gui != (guiOptions{StorePath: "/tmp/x.db", Screen: "gridworld", Task: "arch"}) {
+	if !r.guiOpened || r.gui != (GUIOptions{StorePath: "/tmp/x.db", Screen: "gridworld", Task: "arch"}) {
 		t.Fatalf("gridworld play: %+v", r)
 	}
 	if r := runCLI(t, "gridworld", "play", "--task", "castle"); r.guiOpened || r.code != 1 {

@@ -17,7 +17,6 @@ import (
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/agreement"
 	"github.com/agentdesk/agentdesk/store"
-	"github.com/agentdesk/agentdesk/ui"
 )
 
 func init() {
@@ -61,7 +60,7 @@ func init() {
 				if len(args) > 0 {
 					return usageErrorf("open takes no arguments")
 				}
-				if code := e.gui(guiOptions{StorePath: e.storePath, Screen: ui.ScreenEvaluation}); code != 0 {
+				if code := e.gui(GUIOptions{StorePath: e.storePath, Screen: screenEvaluation}); code != 0 {
 					return fmt.Errorf("the app exited with status %d", code)
 				}
 				return nil

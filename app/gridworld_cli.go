@@ -114,7 +114,7 @@ func gridworldPlay(fs *flag.FlagSet) runFunc {
 		if _, _, err := gridworld.ResolveTaskSpec(*task); err != nil {
 			return err
 		}
-		if code := e.gui(guiOptions{StorePath: e.storePath, Screen: "gridworld", Task: *task}); code != 0 {
+		if code := e.gui(GUIOptions{StorePath: e.storePath, Screen: screenGridworld, Task: *task}); code != 0 {
 			return fmt.Errorf("the app exited with status %d", code)
 		}
 		return nil

@@ -25,7 +25,7 @@ import (
 // process and kill it.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTDESK_TEST_AS_CLI") == "1" {
-		os.Exit(Main(os.Args[1:]))
+		os.Exit(Main(os.Args[1:], func(GUIOptions) int { fmt.Fprintln(os.Stderr, "no GUI in tests"); return 1 }))
 	}
 	if path := os.Getenv("AGENTDESK_TEST_HOLD_STORE"); path != "" {
 		os.Exit(holdStore(path))

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -13,7 +11,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
-	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
 // home shows what is in the store: a card per workspace with its counts, the episodes by
@@ -23,6 +22,8 @@ type home struct {
 	status *widget.Label
 	cards  *fyne.Container
 	recent *fyne.Container
+	// reading is the overview being read (Refresh reads it again).
+	reading workspace.Latest
 }
 
 func homeView(s *Shell) fyne.CanvasObject {
@@ -44,12 +45,11 @@ func (h *home) load() {
 		return
 	}
 	h.status.SetText("Reading " + st.Path() + " …")
-	h.shell.deps.Run(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	workspace.Start(h.shell, &h.reading, func(ctx context.Context) (episode.Overview, error) {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		o, err := st.Overview(ctx)
-		fyne.Do(func() { h.show(o, err) })
-	})
+		return st.Overview(ctx)
+	}, h.show)
 }
 
 func (h *home) show(o episode.Overview, err error) {
@@ -63,16 +63,17 @@ func (h *home) show(o episode.Overview, err error) {
 		h.status.SetText(fmt.Sprintf("Store %s could not be read: %v", s.deps.Store.Path(), err))
 	default:
 		h.status.SetText(fmt.Sprintf("Store %s: %s, %s, %s.", s.deps.Store.Path(),
-			plural(o.Episodes(), "episode"), plural(o.Steps, "step"), plural(o.Splits, "split")))
+			widgets.Plural(o.Episodes(), "episode"), widgets.Plural(o.Steps, "step"), widgets.Plural(o.Splits, "split")))
 	}
-	by := o.EpisodesBySource
-	h.cards.Objects = []fyne.CanvasObject{
-		h.card("Gridworld", ScreenGridworld, plural(by[episode.SourceGridworld], "recorded build")+
-			"\nTasks: "+gridworldTaskLine(s.gridworldTasks())),
-		h.card("Demonstrations", ScreenDemonstrations, plural(by[episode.SourceMobileEnv], "Mobile-Env trajectory")),
-		h.card("Templates", ScreenTemplates, plural(o.TemplateFolders, "template folder")),
-		h.card("Evaluation", ScreenEvaluation, plural(o.EvalProjects, "evaluation project")),
-		h.card("Explorer", ScreenExplorer, explorerLine(o)),
+	h.cards.Objects = nil
+	for _, sc := range s.screens {
+		if r := sc.Workspace; r != nil {
+			line := ""
+			if r.Summary != nil {
+				line = r.Summary(o)
+			}
+			h.cards.Add(h.card(r.Title, r.ID, line))
+		}
 	}
 	h.cards.Refresh()
 	h.recent.Objects = nil
@@ -92,55 +93,4 @@ func (h *home) card(title, screen, line string) fyne.CanvasObject {
 	body := widget.NewLabel(line)
 	body.Wrapping = fyne.TextWrapWord
 	return widget.NewCard(title, "", container.NewBorder(nil, open, nil, nil, body))
-}
-
-// TaskSource is a set of gridworld tasks the Gridworld workspace can play, and where it came from.
-type TaskSource struct {
-	Name  string // "built-in samples", an IGLU dataset folder, ...
-	Tasks int
-}
-
-// gridworldTasks lists the loaded gridworld task sources: the built-in samples, then the
-// dataset files the user opened.
-func (s *Shell) gridworldTasks() []TaskSource {
-	return append([]TaskSource{{Name: "built-in samples", Tasks: len(gridworld.SampleTasks())}}, s.taskSources...)
-}
-
-func gridworldTaskLine(srcs []TaskSource) string {
-	parts := make([]string, len(srcs))
-	for i, src := range srcs {
-		parts[i] = fmt.Sprintf("%d %s", src.Tasks, src.Name)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// explorerLine sums up all episodes by source, e.g. "12 episodes: 10 odyssey, 2 gridworld".
-func explorerLine(o episode.Overview) string {
-	line := plural(o.Episodes(), "episode")
-	srcs := make([]string, 0, len(o.EpisodesBySource))
-	for src := range o.EpisodesBySource {
-		srcs = append(srcs, src)
-	}
-	sort.Slice(srcs, func(i, j int) bool {
-		a, b := o.EpisodesBySource[srcs[i]], o.EpisodesBySource[srcs[j]]
-		return a > b || a == b && srcs[i] < srcs[j]
-	})
-	for i, src := range srcs {
-		sep := ", "
-		if i == 0 {
-			sep = ": "
-		}
-		line += fmt.Sprintf("%s%d %s", sep, o.EpisodesBySource[src], src)
-	}
-	return line + "; " + plural(o.Splits, "split")
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if l := len(noun); l > 1 && noun[l-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[l-2])) {
-		return fmt.Sprintf("%d %sies", n, noun[:l-1])
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,6 +1,9 @@
-// Package ui holds Agentdesk's fyne screens: the main window's navigation shell, Home,
-// Settings, About and the workspaces. It never imports fyne's app package, g3n or the store,
-// so every screen can be tested headless with fyne's test driver.
+// Package ui is the main window's shell: the navigation, Home, Settings, About, the theme and
+// the registry of screens. The workspaces live in their own packages (ui/gridworld,
+// ui/demonstrations, ui/templates, ui/evaluation, ui/explorer) and reach the shell only through
+// ui/workspace; the GUI entry registers them with the shell, which imports none of them. It
+// never imports fyne's app package, g3n or the store, so every screen can be tested headless
+// with fyne's test driver.
 package ui
 
 import (
@@ -19,25 +22,17 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/resources"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
-// Store is what the screens read from and write to the store.
+// Store is what the shell reads from the store: where it is and what it holds (Home). The
+// workspaces declare what they need in their own packages; the GUI entry gives it to them.
 type Store interface {
 	Path() string
 	Overview(ctx context.Context) (episode.Overview, error)
-	SaveEpisode(ctx context.Context, e *episode.Episode) error
-	Episode(ctx context.Context, id int64) (*episode.Episode, error)
-	Episodes(ctx context.Context, q episode.Query) ([]episode.Summary, error)
-	CountEpisodes(ctx context.Context, q episode.Query) (int, error)
-	TouchRecent(ctx context.Context, path, kind string) error
-	AddTemplateFolder(ctx context.Context, path, name string) error
-	TemplateFolders(ctx context.Context) ([]episode.RecentFile, error)
-	// What the Explorer and Evaluation workspaces need (explorer_store.go, evaluation_store.go).
-	ExplorerStore
-	EvaluationStore
 }
 
-// Deps is what the composition root hands the UI.
+// Deps is what the GUI entry hands the shell.
 type Deps struct {
 	// Store is the open store; nil when none could be opened (StoreErr says why).
 	Store    Store
@@ -50,16 +45,16 @@ type Deps struct {
 	Licenses   []resources.License
 	Icon       fyne.Resource
 	// OpenStore closes the current store and opens (or creates) the one at path. The shell
-	// rebuilds its screens afterwards. Nil when switching is not supported.
+	// closes and drops every workspace afterwards (each is created again, on the new store,
+	// when next shown). Nil when switching is not supported.
 	OpenStore func(path string) (Store, error)
 	// SetDataFolder records a new data folder for the default store; it applies from the next
 	// start (and to the command line at once).
 	SetDataFolder func(dir string) error
 	// Run runs long work off the UI goroutine; nil means `go f()`. Tests pass a synchronous one.
 	Run func(f func())
-	// World returns the 3D renderer of the Gridworld workspace, or why there is none (no
-	// OpenGL); nil means this build has none. Called once, when the workspace first opens.
-	World func() (WorldRenderer, error)
+	// Workspaces are the workspaces, in navigation order, between Home and Settings.
+	Workspaces []workspace.Registration
 }
 
 // Preference keys.
@@ -72,7 +67,8 @@ const (
 )
 
 // Shell is the main window's content: a navigation list on the left and the selected screen
-// on the right.
+// on the right. It is the workspaces' host (workspace.Host): it creates each workspace the
+// first time it is shown and keeps it until the window closes or the store changes.
 type Shell struct {
 	win     fyne.Window
 	deps    Deps
@@ -83,18 +79,8 @@ type Shell struct {
 	body    *fyne.Container
 	current *Screen
 	root    fyne.CanvasObject
-	// taskSources are the gridworld task files opened in this session.
-	taskSources []TaskSource
-	// gridworld keeps the Gridworld workspace (and the game in it) across screen changes.
-	gridworld *gridworldWS
-	// demos keeps the Demonstrations workspace (the open file and its pending edits).
-	demos *demoWS
-	// templates keeps the Templates workspace (the open folder and its unsaved buffers).
-	templates *templatesWS
-	// evaluation is the Evaluation workspace last built; its chat bots stop when it is left.
-	evaluation *evalWS
-	// explorer is the Explorer workspace last built (dropped datasets are imported there).
-	explorer *explorerWS
+	// open holds the workspaces created so far, by screen id.
+	open map[string]workspace.Workspace
 }
 
 // NewShell builds the main window's content and shows the screen used last.
@@ -102,8 +88,8 @@ func NewShell(win fyne.Window, deps Deps) *Shell {
 	if deps.Run == nil {
 		deps.Run = func(f func()) { go f() }
 	}
-	s := &Shell{win: win, deps: deps}
-	s.screens = screens()
+	s := &Shell{win: win, deps: deps, open: map[string]workspace.Workspace{}}
+	s.screens = screens(deps.Workspaces)
 	s.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.title.SizeName = theme.SizeNameSubHeadingText
 	s.intro = widget.NewLabel("")
@@ -178,99 +164,110 @@ func (s *Shell) show(sc *Screen) {
 	s.current = sc
 	s.title.SetText(sc.Title)
 	s.intro.SetText(sc.Intro)
-	s.evaluation.close() // leaving (or rebuilding) the Evaluation workspace stops its bots
-	s.body.Objects = []fyne.CanvasObject{sc.View(s)}
+	var view fyne.CanvasObject
+	if sc.Workspace != nil {
+		view = s.workspace(sc).Content()
+	} else {
+		view = sc.View(s)
+	}
+	s.body.Objects = []fyne.CanvasObject{view}
 	s.body.Refresh()
 	if prefs := fyne.CurrentApp().Preferences(); prefs.StringWithFallback(prefLastScreen, ScreenHome) != sc.ID {
 		prefs.SetString(prefLastScreen, sc.ID)
 	}
 }
 
-// Close stops background work of the screens (replay and frame playback, agent runs); call it
-// before the window closes.
+// workspace returns the workspace of sc, creating it the first time.
+func (s *Shell) workspace(sc *Screen) workspace.Workspace {
+	ws := s.open[sc.ID]
+	if ws == nil {
+		ws = sc.Workspace.New(s)
+		s.open[sc.ID] = ws
+	}
+	return ws
+}
+
+// Close closes every workspace (stopping their background work: replays, agent runs, bots,
+// timers) and drops them; call it before the window closes. Unsaved work is not asked about:
+// see Quit.
 func (s *Shell) Close() {
-	s.evaluation.close()
-	if g := s.gridworld; g != nil {
-		g.stopPlaying()
-		if g.agentCancel != nil {
-			g.agentCancel()
+	for _, sc := range s.screens { // in navigation order, for predictable shutdowns
+		if ws := s.open[sc.ID]; ws != nil {
+			ws.Close()
 		}
-		g.saveRecordingNow()
 	}
-	if t := s.templates; t != nil && t.timer != nil {
-		t.timer.Stop()
-	}
+	s.open = map[string]workspace.Workspace{}
 }
 
-// WorldReady tells the screens that Deps.World can now give its renderer (the app has
-// started), so an open Gridworld workspace draws its 3D view without waiting for input.
-func (s *Shell) WorldReady() {
-	if g := s.gridworld; g != nil {
-		g.ensureRenderer()
-		g.render()
-	}
+// Quit asks about unsaved work in every workspace (Save, Discard or Cancel each), then closes
+// them and runs then; Cancel keeps everything as it is and then never runs.
+func (s *Shell) Quit(then func()) {
+	s.whenSettled("Quitting", func() {
+		s.Close()
+		then()
+	})
 }
 
-// IsPickleFile reports whether OpenFiles opens path in the Demonstrations workspace: Mobile-Env
-// annotation pickles and their .old backups, by extension.
-func IsPickleFile(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".pkl", ".pickle", ".old":
-		return true
+// Window implements workspace.Host.
+func (s *Shell) Window() fyne.Window { return s.win }
+
+// Go implements workspace.Host.
+func (s *Shell) Go(f func()) { s.deps.Run(f) }
+
+// OpenFile implements workspace.Host: path opens in the first workspace that takes it, which is
+// shown first.
+func (s *Shell) OpenFile(path string, at int) error {
+	for _, sc := range s.screens {
+		if sc.Workspace == nil {
+			continue
+		}
+		if o, ok := s.workspace(sc).(workspace.Opener); ok && o.Opens(path) {
+			s.Show(sc.ID)
+			return o.Open(path, at)
+		}
 	}
-	return false
+	return fmt.Errorf("%s: Agentdesk does not know what to do with %q files", path, strings.ToLower(filepath.Ext(path)))
 }
 
-// OpenFiles opens files given on the command line or dropped on the window in the workspace
-// that handles them (annotation pickles: Demonstrations; GUI Odyssey dataset folders and
-// annotation zips: the Explorer's import). It reports what it could not open.
+// OpenFiles opens files given on the command line or dropped on the window in the workspaces
+// that handle them (annotation pickles: Demonstrations; GUI Odyssey dataset folders and
+// annotation zips: the Explorer's import). It shows what it could not open.
 func (s *Shell) OpenFiles(paths []string) error {
 	var errs []error
 	for _, p := range paths {
-		if IsPickleFile(p) {
-			s.Show(ScreenDemonstrations)
-			if err := s.demos.Open(p); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", p, err))
-			}
-		} else if dir, ok := odysseyDropTarget(p); ok {
-			errs = append(errs, s.importOdysseyDataset(dir))
-		} else {
-			errs = append(errs, fmt.Errorf("%s: Agentdesk does not know what to do with %q files", p, strings.ToLower(filepath.Ext(p))))
-		}
+		errs = append(errs, s.OpenFile(p, -1))
 	}
 	err := errors.Join(errs...)
-	if err != nil && s.win != nil {
-		dialog.ShowError(err, s.win)
-	}
+	workspace.ShowError(s.win, err)
 	return err
 }
 
-// SetGridworldTask opens the Gridworld workspace on a task specification (see
-// gridworld.ResolveTaskSpec).
-func (s *Shell) SetGridworldTask(spec string) {
-	s.Show(ScreenGridworld)
-	s.gridworld.selectTask(spec)
-}
-
-// Reload rebuilds the screen on show, after the store changed. Unsaved Demonstrations edits
-// are asked about first (Save / Discard / Cancel, as opening another file does): Cancel keeps
-// every workspace as it is.
-func (s *Shell) Reload() { s.whenEditsSettled("Reloading the workspaces", s.reload) }
+// Reload closes and drops every workspace, after the store changed. Unsaved work is asked
+// about first (Save / Discard / Cancel, as opening another file does): Cancel keeps every
+// workspace as it is.
+func (s *Shell) Reload() { s.whenSettled("Reloading the workspaces", s.reload) }
 
 func (s *Shell) reload() {
-	s.Close() // stop the screens' background work before dropping them
-	s.gridworld, s.demos, s.templates = nil, nil, nil
+	s.Close()
 	if s.current != nil {
 		s.show(s.current)
 	}
 }
 
-// whenEditsSettled runs then at once when the Demonstrations workspace holds no unsaved edits,
-// else once they are saved or the user chose to drop them (never after Cancel).
-func (s *Shell) whenEditsSettled(action string, then func()) {
-	if d := s.demos; d != nil && d.HasUnsavedEdits() && s.win != nil {
-		d.askUnsaved(action, then)
-		return
+// whenSettled runs then at once when no workspace holds unsaved work, else once each
+// workspace's work is saved or the user chose to drop it, asking one workspace after the
+// other (never after Cancel).
+func (s *Shell) whenSettled(action string, then func()) {
+	for _, sc := range s.screens {
+		u, ok := s.open[sc.ID].(workspace.Unsaved)
+		if !ok || s.win == nil {
+			continue
+		}
+		if what := u.UnsavedWork(); what != "" {
+			s.Show(sc.ID)
+			workspace.AskUnsaved(s.win, what, action, u.SaveWork, u.DiscardWork, func() { s.whenSettled(action, then) })
+			return
+		}
 	}
 	then()
 }
@@ -301,21 +298,21 @@ func (s *Shell) ShowStoreError(err error) {
 	d.Show()
 }
 
-// switchStore opens another store and rebuilds the screens around it.
+// switchStore opens another store and rebuilds the workspaces around it, asking about unsaved
+// work first (so that Cancel keeps the store too).
 func (s *Shell) switchStore(path string) error {
 	if s.deps.OpenStore == nil {
 		return fmt.Errorf("switching stores is not available")
 	}
-	// asked before the switch, so that Cancel keeps the store too
-	if d := s.demos; d != nil && d.HasUnsavedEdits() && s.win != nil {
-		d.askUnsaved("Switching to "+filepath.Base(path), func() {
-			if err := s.openStore(path); err != nil {
-				dialog.ShowError(err, s.win)
-			}
-		})
-		return nil
-	}
-	return s.openStore(path)
+	var err error
+	asked := false
+	s.whenSettled("Switching to "+filepath.Base(path), func() {
+		if err = s.openStore(path); err != nil && asked {
+			workspace.ShowError(s.win, err)
+		}
+	})
+	asked = true
+	return err
 }
 
 // openStore opens the store at path and rebuilds the screens around it.

@@ -16,15 +16,32 @@ import (
 	"github.com/agentdesk/agentdesk/engine/gridworld"
 	"github.com/agentdesk/agentdesk/resources"
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/registry"
 	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
+// newTestShell builds the shell as the GUI entry does, with the five workspaces on deps.Store
+// (or on the store a switch opened), background work run at once.
 func newTestShell(t *testing.T, deps Deps) (*Shell, fyne.Window) {
 	t.Helper()
 	deps.Run = uitest.SyncRun
+	var s *Shell
+	if deps.Workspaces == nil {
+		deps.Workspaces = registry.Workspaces(func() registry.Store {
+			cur := deps.Store
+			if s != nil {
+				cur = s.deps.Store
+			}
+			if st, ok := cur.(registry.Store); ok && st != nil {
+				return st
+			}
+			return nil
+		}, registry.Options{})
+	}
 	w := test.NewWindow(nil)
 	w.Resize(fyne.NewSize(1100, 750))
-	s := NewShell(w, deps)
+	s = NewShell(w, deps)
 	w.SetContent(s.Content())
 	t.Cleanup(w.Close)
 	return s, w
@@ -34,8 +51,8 @@ func TestNavigationReachesEveryScreen(t *testing.T) {
 	test.NewTempApp(t)
 	s, w := newTestShell(t, Deps{Version: "test"})
 	want := map[string]string{
-		ScreenHome: "Home", ScreenGridworld: "Gridworld", ScreenDemonstrations: "Demonstrations",
-		ScreenTemplates: "Templates", ScreenEvaluation: "Evaluation", ScreenExplorer: "Explorer",
+		ScreenHome: "Home", workspace.Gridworld: "Gridworld", workspace.Demonstrations: "Demonstrations",
+		workspace.Templates: "Templates", workspace.Evaluation: "Evaluation", workspace.Explorer: "Explorer",
 		ScreenSettings: "Settings", ScreenAbout: "About",
 	}
 	if len(s.screens) != len(want) {
@@ -54,10 +71,10 @@ func TestNavigationReachesEveryScreen(t *testing.T) {
 	if s.Show("nonsense") {
 		t.Fatal("Show accepted an unknown screen")
 	}
-	// The workspaces without their feature yet say in one line what they will hold.
-	s.Show(ScreenTemplates)
-	if !strings.Contains(uitest.Texts(w.Content()), "template editor") {
-		t.Fatalf("Templates screen: %q", uitest.Texts(w.Content()))
+	// Without a store, the workspaces that need one say so.
+	s.Show(workspace.Explorer)
+	if !strings.Contains(uitest.Texts(w.Content()), "No store is open") {
+		t.Fatalf("Explorer without a store: %q", uitest.Texts(w.Content()))
 	}
 }
 
@@ -83,9 +100,9 @@ func TestLastScreenIsRemembered(t *testing.T) {
 	if s.Current() != ScreenHome {
 		t.Fatalf("first start shows %s, want home", s.Current())
 	}
-	s.Show(ScreenEvaluation)
+	s.Show(workspace.Evaluation)
 	s2, _ := newTestShell(t, Deps{})
-	if s2.Current() != ScreenEvaluation {
+	if s2.Current() != workspace.Evaluation {
 		t.Fatalf("second start shows %s, want evaluation", s2.Current())
 	}
 	fyne.CurrentApp().Preferences().SetString(prefLastScreen, "removed-screen")
@@ -162,7 +179,7 @@ func TestHomeShowsCountsFromTheStore(t *testing.T) {
 		t.Fatal("no Open Explorer button")
 	}
 	test.Tap(open)
-	if s.Current() != ScreenExplorer {
+	if s.Current() != workspace.Explorer {
 		t.Fatalf("Open Explorer went to %s", s.Current())
 	}
 }

@@ -631,3 +631,13 @@ func recordAction(d *Dict, j int) episode.Action {
 	act.Raw, _ = json.Marshal(raw)
 	return act
 }
+
+// IsPickleFile reports whether path names a Mobile-Env annotation pickle or its .old backup,
+// by extension: what the app opens in the Demonstrations workspace.
+func IsPickleFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pkl", ".pickle", ".old":
+		return true
+	}
+	return false
+}

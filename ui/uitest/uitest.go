@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
 // Walk visits o and everything inside it that is visible, widgets included.
@@ -121,4 +122,47 @@ func SeededStore(t testing.TB) *store.Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// Host is a workspace.Host for tests of one workspace: background work runs at once (its
+// result is applied before the call that started it returns), Show and OpenFile are recorded.
+type Host struct {
+	Win fyne.Window
+	// Run, when set, replaces running work at once (a test that queues work to run it later).
+	Run func(f func())
+	// Shown and Opened record Show and OpenFile calls; OnOpen, when set, answers OpenFile.
+	Shown    []string
+	Opened   []string
+	OpenedAt []int
+	OnOpen   func(path string, at int) error
+}
+
+// NewHost returns a Host with a test window of the given size (closed when the test ends).
+func NewHost(t testing.TB, width, height float32) *Host {
+	w := test.NewWindow(nil)
+	w.Resize(fyne.NewSize(width, height))
+	t.Cleanup(w.Close)
+	return &Host{Win: w}
+}
+
+func (h *Host) Window() fyne.Window { return h.Win }
+func (h *Host) Go(f func()) {
+	if h.Run != nil {
+		h.Run(f)
+		return
+	}
+	f()
+}
+func (h *Host) Show(id string) bool { h.Shown = append(h.Shown, id); return true }
+func (h *Host) OpenFile(path string, at int) error {
+	h.Opened, h.OpenedAt = append(h.Opened, path), append(h.OpenedAt, at)
+	if h.OnOpen != nil {
+		return h.OnOpen(path, at)
+	}
+	return nil
+}
+
+// Put shows ws in the host's window, as the shell would.
+func (h *Host) Put(ws workspace.Workspace) {
+	h.Win.SetContent(ws.Content())
 }

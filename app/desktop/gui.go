@@ -1,0 +1,189 @@
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"github.com/agentdesk/agentdesk/app"
+	_ "github.com/agentdesk/agentdesk/app/internal/plainlocale" // must initialise before fyne's lang
+	"github.com/agentdesk/agentdesk/resources"
+	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui"
+	"github.com/agentdesk/agentdesk/ui/registry"
+)
+
+// ReadyLine is printed to stderr once the main window is on screen (the packaging smoke test
+// waits for it).
+const ReadyLine = "agentdesk: main window shown"
+
+// Run opens the desktop app on the store at opts.StorePath, or on the default store: the
+// command line calls it (app.Main) when there is no command, or for commands that open the app.
+func Run(opts app.GUIOptions) int {
+	setMemoryLimit()
+	storePath, storeGiven := opts.StorePath, opts.StorePath != ""
+	a := fyneapp.NewWithID(app.AppID)
+	icon := fyne.NewStaticResource("agentdesk.png", resources.IconPNG)
+	a.SetIcon(icon)
+	ui.ApplyTheme(a)
+
+	dataFolder, folderErr := app.DataFolder()
+	if !storeGiven {
+		if folderErr != nil {
+			fmt.Fprintf(os.Stderr, "agentdesk: %v\n", folderErr)
+		} else {
+			storePath = filepath.Join(dataFolder, app.StoreFileName)
+		}
+	}
+
+	// The open store may change while the app runs (Settings); close whichever is open last.
+	var mu sync.Mutex
+	var current *store.Store
+	open := func(path string) (ui.Store, error) {
+		st, err := store.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		old := current
+		current = st
+		mu.Unlock()
+		if old != nil {
+			old.Close()
+		}
+		return st, nil
+	}
+	// the workspaces read the store when they are created (after the start, after a switch)
+	currentStore := func() registry.Store {
+		mu.Lock()
+		defer mu.Unlock()
+		if current == nil {
+			return nil
+		}
+		return current
+	}
+	world := &glWorld{}
+	worldReady := make(chan struct{})
+	deps := ui.Deps{
+		StorePath:     storePath,
+		DataFolder:    dataFolder,
+		Version:       app.Version,
+		Icon:          icon,
+		Licenses:      licenses(),
+		OpenStore:     open,
+		SetDataFolder: app.SetDataFolder,
+		Workspaces: registry.Workspaces(currentStore, registry.Options{
+			World: world.get, WorldReady: worldReady, Task: opts.Task}),
+	}
+	if storePath == "" {
+		deps.StoreErr = folderErr
+	} else if st, err := open(storePath); err != nil {
+		fmt.Fprintf(os.Stderr, "agentdesk: %v\n", err)
+		deps.StoreErr = err
+	} else {
+		deps.Store = st
+	}
+
+	w := a.NewWindow("Agentdesk")
+	w.SetIcon(icon)
+	w.SetMaster()
+	shell := ui.NewShell(w, deps)
+	if opts.Screen != "" {
+		shell.Show(opts.Screen)
+	}
+	w.SetContent(shell.Content())
+	w.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
+		paths := make([]string, len(uris))
+		for i, u := range uris {
+			paths[i] = u.Path()
+		}
+		shell.OpenFiles(paths)
+	})
+	w.Resize(ui.WindowSize(a.Preferences()))
+	w.SetCloseIntercept(func() {
+		// unsaved work in any workspace is asked about first; Cancel keeps the window open
+		shell.Quit(func() {
+			ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())
+			w.Close()
+		})
+	})
+	// fyne terminates GLFW before the app's on-stopped hook: the renderer goes with the window.
+	w.SetOnClosed(world.close)
+	a.Lifecycle().SetOnStarted(func() {
+		world.start()
+		close(worldReady) // the Gridworld workspace draws its 3D view now
+		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)
+		if opts.Open != "" {
+			// agentdesk FILE.pkl: opened once the window is up, so a slow file or an error
+			// dialog has a window to show in
+			shell.OpenFiles([]string{opts.Open})
+		}
+	})
+	w.ShowAndRun()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if current != nil {
+		if err := current.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "agentdesk: closing the store: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// licenses lists the linked modules' licences for About; a broken list shows none rather
+// than keeping the app from starting.
+func licenses() []resources.License {
+	ls, err := resources.Licenses()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agentdesk: licence list: %v\n", err)
+	}
+	return ls
+}
+
+// defaultMemoryLimit is the app's soft memory limit: the Go heap and runtime, not GL, fonts or
+// the store's own allocations (about 175 MB of the window's resident memory). Without a limit
+// the collector let the heap grow to twice its live size before collecting, and the app passed
+// 300 MB after a long Explorer session on a full-size GUI Odyssey store (BENCHMARKS.md).
+const defaultMemoryLimit = 96 << 20
+
+// setMemoryLimit applies AGENTDESK_MEMORY_LIMIT (e.g. "256MiB", "300MB", a number of bytes, or
+// "off"), or defaultMemoryLimit, unless GOMEMLIMIT is set (the runtime applied that already).
+func setMemoryLimit() {
+	limit, err := memoryLimit(os.Getenv("AGENTDESK_MEMORY_LIMIT"), os.Getenv("GOMEMLIMIT") != "")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agentdesk: %v; the limit stays at %d MiB\n", err, limit>>20)
+	}
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// memoryLimit reads a memory limit setting; 0 means none is to be set.
+func memoryLimit(value string, goMemLimitSet bool) (int64, error) {
+	value = strings.TrimSpace(value)
+	switch {
+	case value == "" && goMemLimitSet:
+		return 0, nil
+	case value == "":
+		return defaultMemoryLimit, nil
+	case strings.EqualFold(value, "off"):
+		return 0, nil
+	}
+	num := strings.TrimRightFunc(value, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.TrimSpace(value[len(num):])
+	scale, ok := map[string]int64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n <= 0 || n > (1<<62)/scale {
+		return defaultMemoryLimit, fmt.Errorf("AGENTDESK_MEMORY_LIMIT=%q is not a size such as 256MiB, 300MB or off", value)
+	}
+	return n * scale, nil
+}

@@ -1,0 +1,292 @@
+package demonstrations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/limits"
+	"github.com/agentdesk/agentdesk/engine/mobileenv"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+const prefDefDir = "demonstrations.definitionsFolder"
+
+// Workspace is the Demonstrations workspace: a Mobile-Env annotation file's trajectories, the
+// frame viewer, and editing by pointing and clicking. Edits are kept as a list of pending edits
+// in the original file's coordinates (undo pops one, redo pushes it back); what is on show is the
+// file with the pending edits applied; saving runs the same edit as `agentdesk pickle edit` with
+// the equivalent modifier string, so work done by mouse can be scripted.
+type Workspace struct {
+	host  workspace.Host
+	store Store // nil when no store is open
+
+	path     string
+	data     []byte            // the file as opened
+	edited   []byte            // the file with the pending edits applied (what Save writes)
+	orig     *mobileenv.File   // parsed as opened
+	cur      *mobileenv.File   // with the pending edits applied
+	sum      mobileenv.Summary // of cur, for the trajectory list
+	trajLens []int             // record counts of the original trajectories
+	pending  []mobileenv.PendingEdit
+	redo     []mobileenv.PendingEdit
+	defDir   string
+	question *workspace.Question // the question about unsaved edits, nil when none was asked
+
+	// Opening a file and applying edits parse and encode the whole file (a 300 MB pickle takes
+	// half a second): that runs in the background behind the busy bar, the controls off; a
+	// cancelled job's result is dropped.
+	busy      *workspace.BusyBar
+	cancelled func() // what cancelling the work in progress undoes
+	options   []any
+	optsDir   string   // the folder options were read from (definitionsFolder when loaded)
+	labels    []string // instruction options as text
+
+	// curTraj[i] is the original index of shown trajectory i; curRec[i][j] the original index
+	// of its record j.
+	curTraj []int
+	curRec  [][]int
+	sel     int // selected trajectory (shown index)
+	markA   int
+
+	trajList  *widget.List
+	viewer    *widgets.FrameViewer
+	fileLabel *widget.Label
+	modLabel  *widget.Entry
+	status    *widget.Label
+	instr     *widget.Select
+	reward    *widget.Entry
+	rangeL    *widget.Label
+	buttons   map[string]*widget.Button
+	content   fyne.CanvasObject
+}
+
+// New builds the workspace; store, when not nil, receives imported trajectories and the recent
+// files.
+func New(h workspace.Host, store Store) *Workspace {
+	d := &Workspace{host: h, store: store, sel: -1, buttons: map[string]*widget.Button{}}
+	d.defDir = fyne.CurrentApp().Preferences().String(prefDefDir)
+	d.fileLabel = widget.NewLabel("Open a Mobile-Env annotation pickle (File dialog, or drop it on the window).")
+	d.fileLabel.Wrapping = fyne.TextWrapWord
+	d.status = widget.NewLabel("")
+	d.status.Wrapping = fyne.TextWrapWord
+	d.modLabel = widget.NewEntry()
+	d.modLabel.SetPlaceHolder("the equivalent modifier string appears here")
+	d.viewer = widgets.NewFrameViewer()
+	d.viewer.OnStep(func(int) { d.refreshStepControls() })
+
+	d.trajList = widget.NewList(
+		func() int { return len(d.curTraj) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("#00 · task name long enough · 000 steps · reward 0.0")
+			l.Truncation = fyne.TextTruncateEllipsis
+			in := widget.NewLabel("instructions")
+			in.Truncation = fyne.TextTruncateEllipsis
+			in.Importance = widget.LowImportance
+			return container.NewVBox(l, in)
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(d.trajLine(i))
+			box.Objects[1].(*widget.Label).SetText(d.trajInstructions(i))
+		},
+	)
+	d.trajList.OnSelected = func(i widget.ListItemID) { d.selectTraj(i) }
+
+	btn := func(key, label string, icon fyne.Resource, f func()) *widget.Button {
+		b := widget.NewButtonWithIcon(label, icon, f)
+		d.buttons[key] = b
+		return b
+	}
+	open := btn("open", "Open…", theme.FolderOpenIcon(), d.openDialog)
+	defs := btn("defs", "Task definitions…", theme.FolderIcon(), d.chooseDefDir)
+	importB := btn("import", "Import into store", theme.DownloadIcon(), func() { d.importAll() })
+	undo := btn("undo", "Undo", theme.ContentUndoIcon(), d.undo)
+	redo := btn("redo", "Redo", theme.ContentRedoIcon(), d.redoOne)
+	save := btn("save", "Save", theme.DocumentSaveIcon(), func() { d.save(d.path) })
+	saveAs := btn("saveas", "Save as…", theme.DocumentSaveIcon(), d.saveAsDialog)
+	removeT := btn("remove", "Remove trajectory", theme.DeleteIcon(), func() { d.removeTrajectory() })
+
+	d.rangeL = widget.NewLabel("")
+	markA := btn("mark", "Mark start", theme.MediaRecordIcon(), func() {
+		d.markA = d.viewer.Index()
+		d.refreshStepControls()
+	})
+	del := btn("delete", "Delete steps", theme.ContentCutIcon(), func() { d.deleteRange() })
+	d.instr = widget.NewSelect(nil, func(string) {})
+	d.instr.PlaceHolder = "instruction options"
+	setInstr := btn("instr", "Set instruction", theme.ConfirmIcon(), func() { d.setInstruction(d.instr.SelectedIndex()) })
+	clearInstr := btn("clearinstr", "Clear instruction", theme.ContentClearIcon(), func() { d.setInstruction(-1) })
+	d.reward = widget.NewEntry()
+	d.reward.SetPlaceHolder("reward")
+	setReward := btn("reward", "Set reward", theme.ConfirmIcon(), func() { d.setReward(d.reward.Text) })
+
+	d.busy = workspace.NewBusyBar()
+	d.busy.OnChange = func(bool) { d.refreshButtons() }
+	d.busy.OnCancel = func() {
+		cancelled := d.cancelled
+		d.cancelled = nil
+		if cancelled != nil {
+			cancelled()
+		}
+		d.setStatus("Cancelled.")
+	}
+	top := container.NewVBox(
+		container.NewHBox(open, defs, importB, widget.NewSeparator(), undo, redo, save, saveAs),
+		d.fileLabel, d.busy.Content)
+	editBar := container.NewVBox(
+		container.NewHBox(markA, d.rangeL, del, removeT),
+		container.NewBorder(nil, nil, nil, container.NewHBox(setInstr, clearInstr), d.instr),
+		container.NewBorder(nil, nil, nil, setReward, d.reward),
+		container.NewBorder(nil, nil, widget.NewLabel("Modifiers"), nil, d.modLabel),
+		d.status)
+	left := container.NewBorder(widget.NewLabelWithStyle("Trajectories", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.trajList)
+	right := container.NewBorder(nil, editBar, nil, nil, d.viewer)
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.28
+	d.content = container.NewBorder(top, nil, nil, nil, split)
+	d.refreshButtons()
+	return d
+}
+
+// Opens reports whether path is a file the workspace opens: a Mobile-Env annotation pickle
+// or its .old backup (see mobileenv.IsPickleFile).
+func (d *Workspace) Opens(path string) bool { return mobileenv.IsPickleFile(path) }
+
+// Open loads an annotation file (the file dialog, files dropped on the window or given on the
+// command line, the Explorer's "Open in Demonstrations"); at >= 0 selects that trajectory
+// (original index). The file already open, with its pending edits, is kept when it is the same
+// file. With unsaved edits to another file it first asks whether to drop them, and opens the
+// file once the user agreed (returning nil at once).
+func (d *Workspace) Open(path string, at int) error {
+	open := func() error {
+		if at < 0 {
+			return d.open(path)
+		}
+		if d.orig == nil || d.path != path {
+			return d.openThen(path, func() error { return d.selectOriginal(path, at) })
+		}
+		return d.selectOriginal(path, at)
+	}
+	if len(d.pending) > 0 && path != d.path && d.host.Window() != nil && !d.busy.Busy() {
+		d.askUnsaved("Open "+filepath.Base(path), func() { open() })
+		return nil
+	}
+	return open()
+}
+
+// errBusy refuses work while a file is being opened or edits applied.
+var errBusy = errors.New("the Demonstrations workspace is busy: wait for the file to open or the edit to apply, or cancel it")
+
+// open loads an annotation file, dropping any unsaved edits.
+func (d *Workspace) open(path string) error { return d.openThen(path, nil) }
+
+// openThen reads and parses the file off the UI goroutine (the activity bar shows meanwhile),
+// then shows it and runs then. It returns the error when the work finished before it returns
+// (a synchronous deps.Run, as in tests); otherwise errors are shown when the work ends.
+func (d *Workspace) openThen(path string, then func() error) error {
+	if d.busy.Busy() {
+		d.setStatus(errBusy.Error())
+		return errBusy
+	}
+	d.setStatus(fmt.Sprintf("Opening %s…", filepath.Base(path)))
+	type opened struct {
+		data []byte
+		f    *mobileenv.File
+	}
+	var result error
+	returned := false
+	workspace.StartBusy(d.host, d.busy, func(context.Context) (opened, error) {
+		data, err := limits.ReadFile(path, limits.Pickle)
+		if err != nil {
+			return opened{}, err
+		}
+		f, err := mobileenv.Parse(path, data)
+		if err != nil {
+			return opened{}, fmt.Errorf("cannot open: %w", err)
+		}
+		return opened{data, f}, nil
+	}, func(o opened, err error) {
+		if err == nil {
+			d.opened(path, o.data, o.f)
+			if then != nil {
+				err = then()
+			}
+		} else {
+			d.setStatus(err.Error())
+		}
+		if err != nil && returned {
+			workspace.ShowError(d.host.Window(), fmt.Errorf("%s: %w", filepath.Base(path), err))
+		}
+		result = err
+	})
+	returned = true
+	return result
+}
+
+// opened shows a file just read (or just saved: its bytes and parse are then at hand), with no
+// pending edits.
+func (d *Workspace) opened(path string, data []byte, f *mobileenv.File) {
+	d.path, d.data, d.orig, d.cur = path, data, f, f
+	d.pending, d.redo, d.sel, d.markA = nil, nil, -1, 0
+	d.trajLens = make([]int, len(f.Trajectories))
+	for i, t := range f.Trajectories {
+		d.trajLens[i] = len(t.Items)
+	}
+	d.loadOptions()
+	if st := d.store; st != nil {
+		st.TouchRecent(context.Background(), path, "pickle")
+	}
+	d.show(f, data)
+	msg := fmt.Sprintf("Opened %s: %s file, %s.", filepath.Base(path), f.Kind, widgets.Plural(len(f.Trajectories), "trajectory"))
+	if len(d.options) > 0 {
+		msg += fmt.Sprintf(" %s from %s.", widgets.Plural(len(d.options), "instruction option"), filepath.Join(d.optsDir, f.DefinitionID()+".textproto"))
+	} else if f.Kind == mobileenv.KindResaved {
+		msg += fmt.Sprintf(" No task definition %s.textproto found: choose its folder with Task definitions… to set instructions.", f.DefinitionID())
+	}
+	d.setStatus(msg)
+}
+
+func (d *Workspace) setStatus(s string) { d.status.SetText(s) }
+
+// askUnsaved asks what to do with the unsaved edits before action (a short phrase such as
+// "Open other.pkl"): Save writes them as Save does and then goes on (not when saving failed:
+// the edits stay), Discard goes on and drops them, Cancel leaves everything as it is.
+func (d *Workspace) askUnsaved(action string, then func()) {
+	d.question = workspace.AskUnsaved(d.host.Window(), d.UnsavedWork(), action, d.SaveWork, d.DiscardWork, then)
+}
+
+// UnsavedWork implements workspace.Unsaved: "demo.pkl has 2 edits not saved (0:remove,…)".
+func (d *Workspace) UnsavedWork() string {
+	if len(d.pending) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s has %s not saved (%s)", filepath.Base(d.path), widgets.Plural(len(d.pending), "edit"), d.modLabel.Text)
+}
+
+// SaveWork implements workspace.Unsaved: Save.
+func (d *Workspace) SaveWork() error { return d.save(d.path) }
+
+// DiscardWork implements workspace.Unsaved: the pending edits are dropped (the file on show
+// goes back to what is on disk).
+func (d *Workspace) DiscardWork() {
+	if len(d.pending) == 0 {
+		return
+	}
+	d.pending, d.redo = nil, nil
+	d.rebuild(nil)
+	d.refreshButtons()
+}
+
+// Content implements workspace.Workspace.
+func (d *Workspace) Content() fyne.CanvasObject { return d.content }
+
+// Close implements workspace.Workspace: the work in progress is cancelled.
+func (d *Workspace) Close() { d.busy.Cancel() }

@@ -1,0 +1,286 @@
+package evaluation
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/agreement"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+)
+
+// evalDashboard is the Results tab: progress per participant with the screening outcome,
+// agreement per label with confidence intervals, label rates per bot as a chart, and the
+// exports.
+type evalDashboard struct {
+	ws   *Workspace
+	op   *evalProject
+	root *fyne.Container
+
+	summary      *widget.Label
+	progress     *widget.ProgressBar
+	people       *widget.Table
+	participants []ev.ParticipantSummary
+	agreement    *widget.Table
+	stats        *ev.Stats
+	chart        *fyne.Container
+	chartNote    *widget.Label
+	statsStatus  *widget.Label
+	statsBar     *widget.ProgressBar
+	computeBtn   *widget.Button
+	// level is alpha's level of measurement; changing it recomputes.
+	level *widget.Select
+	// cancelBtn stops a computation in progress; cancelStats is its cancel function (nil when
+	// none runs), only touched on the UI goroutine.
+	cancelBtn   *widget.Button
+	cancelStats context.CancelFunc
+	// statsRun numbers the computations, so that a superseded one leaves the screen alone.
+	statsRun int
+}
+
+func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
+	d := &evalDashboard{ws: w, op: op}
+	d.summary = widget.NewLabel("")
+	d.summary.Wrapping = fyne.TextWrapWord
+	d.progress = widget.NewProgressBar()
+	d.people = widget.NewTable(
+		func() (int, int) { return len(d.participants) + 1, len(peopleColumns) },
+		func() fyne.CanvasObject { return truncLabel() },
+		func(id widget.TableCellID, o fyne.CanvasObject) { o.(*widget.Label).SetText(d.peopleCell(id)) },
+	)
+	for c, w := range []float32{150, 90, 90, 160, 130, 200} {
+		d.people.SetColumnWidth(c, w)
+	}
+	d.people.OnSelected = func(id widget.TableCellID) {
+		d.people.UnselectAll()
+		if id.Row > 0 && id.Row-1 < len(d.participants) {
+			d.participantActions(d.participants[id.Row-1])
+		}
+	}
+	d.agreement = widget.NewTable(
+		func() (int, int) {
+			if d.stats == nil {
+				return 1, len(ev.StatsColumns)
+			}
+			return len(d.stats.Labels) + 1, len(ev.StatsColumns)
+		},
+		func() fyne.CanvasObject { return truncLabel() },
+		func(id widget.TableCellID, o fyne.CanvasObject) { o.(*widget.Label).SetText(d.agreementCell(id)) },
+	)
+	for c, w := range []float32{380, 60, 70, 140, 80, 80, 90, 200} {
+		d.agreement.SetColumnWidth(c, w)
+	}
+	d.chart = container.NewVBox()
+	d.chartNote = widget.NewLabel("")
+	d.chartNote.Wrapping = fyne.TextWrapWord
+	d.statsStatus = widget.NewLabel("")
+	d.statsStatus.Wrapping = fyne.TextWrapWord
+	d.statsBar = widget.NewProgressBar()
+	d.statsBar.Hide()
+	d.computeBtn = widget.NewButtonWithIcon("Recompute", theme.ViewRefreshIcon(), d.computeStats)
+	d.level = widget.NewSelect([]string{agreement.Ordinal.String(), agreement.Nominal.String(), agreement.Interval.String()}, nil)
+	d.level.SetSelected(agreement.Ordinal.String())
+	d.level.OnChanged = func(string) { d.computeStats() }
+	d.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), d.stopStats)
+	d.cancelBtn.Hide()
+
+	importBtn := widget.NewButtonWithIcon("Import results…", theme.DownloadIcon(), d.chooseResults)
+	exports := container.NewHBox(importBtn, widget.NewLabel("Export:"),
+		widget.NewButtonWithIcon("Original results…", theme.DocumentSaveIcon(), func() { d.export("original") }),
+		widget.NewButtonWithIcon("CSV…", theme.DocumentSaveIcon(), func() { d.export("csv") }),
+		widget.NewButtonWithIcon("JSONL…", theme.DocumentSaveIcon(), func() { d.export("jsonl") }),
+	)
+	// Headings wrap: a long one must not set the window's minimum width.
+	head := func(s string) fyne.CanvasObject {
+		l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		l.Wrapping = fyne.TextWrapWord
+		return l
+	}
+	peopleBox := container.NewBorder(head("Participants (select one for actions)"), nil, nil, nil, d.people)
+	agreeBox := container.NewBorder(container.NewVBox(
+		head("Agreement per label: first two annotations per item, Krippendorff's α with 95% bootstrap CI (1000 resamples), Fleiss' and Cohen's κ, percent agreement"),
+		container.NewBorder(nil, nil, container.NewHBox(d.computeBtn, widget.NewLabel("α level (ABC-Eval: ordinal)"), d.level), d.cancelBtn,
+			container.NewVBox(d.statsBar, d.statsStatus))), nil, nil, nil, d.agreement)
+	chartBox := container.NewBorder(head("Label rates per bot: one annotation per item, bar = value, line = 95% interval"), d.chartNote, nil, nil, container.NewVScroll(d.chart))
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, exports, d.summary), d.progress)
+	upper := container.NewHSplit(peopleBox, chartBox)
+	upper.Offset = 0.45
+	split := container.NewVSplit(upper, agreeBox)
+	split.Offset = 0.42
+	d.root = container.NewBorder(top, nil, nil, nil, split)
+	d.reload()
+	return d
+}
+
+// truncLabel is a table cell that ends long text with an ellipsis instead of overflowing.
+func truncLabel() fyne.CanvasObject {
+	l := widget.NewLabel("")
+	l.Truncation = fyne.TextTruncateEllipsis
+	return l
+}
+
+// reload reads progress and participants from the store.
+func (d *evalDashboard) reload() {
+	ctx := d.ws.ctx()
+	info, err := d.ws.store.EvalProjectInfo(ctx, d.op.info.ID)
+	if err != nil {
+		d.summary.SetText(err.Error())
+		return
+	}
+	d.op.info = info
+	d.summary.SetText(fmt.Sprintf("%d of %d units done, %d in progress, %s.", info.Done, info.Units, info.Assigned,
+		widgets.Plural(info.Participants, "participant")))
+	d.progress.Max = float64(max(info.Units, 1))
+	d.progress.SetValue(float64(info.Done))
+	ps, err := d.ws.store.EvalParticipants(ctx, d.op.info.ID)
+	if err != nil {
+		d.summary.SetText(err.Error())
+		return
+	}
+	d.participants = ps
+	d.people.Refresh()
+}
+
+// peopleColumns head the participants table.
+var peopleColumns = []string{"participant", "units done", "in progress", "screening", "gold checks", "qualifications"}
+
+func (d *evalDashboard) peopleCell(id widget.TableCellID) string {
+	if id.Row == 0 {
+		return peopleColumns[id.Col]
+	}
+	p := d.participants[id.Row-1]
+	switch id.Col {
+	case 0:
+		return p.Name
+	case 1:
+		return fmt.Sprint(p.Done)
+	case 2:
+		return fmt.Sprint(p.Assigned)
+	case 3:
+		return d.screeningText(p)
+	case 4:
+		return d.goldText(p)
+	default:
+		var qs []string
+		for _, k := range slices.Sorted(maps.Keys(p.Qualifications)) {
+			qs = append(qs, fmt.Sprintf("%s=%d", k, p.Qualifications[k]))
+		}
+		return strings.Join(qs, ", ")
+	}
+}
+
+// goldText is a participant's score on the gold units: right and wrong checks.
+func (d *evalDashboard) goldText(p ev.ParticipantSummary) string {
+	base := goldBase(d.op)
+	right, wrong := p.Qualifications[base+goldCorrectSuffix], p.Qualifications[base+goldWrongSuffix]
+	if right+wrong == 0 {
+		if d.op.p.Settings.UseGolds {
+			return "none yet"
+		}
+		return "—"
+	}
+	return fmt.Sprintf("%d right, %d wrong", right, wrong)
+}
+
+func (d *evalDashboard) blockName() string {
+	_, block := d.op.p.Settings.QualificationNames(d.op.info.Name)
+	return block
+}
+
+func (d *evalDashboard) screeningText(p ev.ParticipantSummary) string {
+	blocked := p.Qualifications[d.blockName()] > 0
+	switch {
+	case p.Screening == "passed":
+		return "passed"
+	case p.Screening == "failed" && blocked:
+		return "failed (blocked)"
+	case p.Screening == "failed":
+		return "failed (block lifted)"
+	case p.Screening == "open":
+		return "in training"
+	case blocked:
+		return "blocked"
+	case d.op.p.Settings.UseScreening && d.op.p.Training != nil:
+		return "not started"
+	}
+	return "not required"
+}
+
+// participantActions offers the administrator's actions on a participant: lifting a block
+// (quirk 6: the original had none), and giving back a unit left open (the original's timeout:
+// the unit returns to the pool, its answers are dropped, the answer log is kept).
+func (d *evalDashboard) participantActions(p ev.ParticipantSummary) {
+	if d.ws.host.Window() == nil {
+		return
+	}
+	blocked := p.Qualifications[d.blockName()] > 0
+	text := fmt.Sprintf("%s has completed %s and holds %d in progress.", p.Name, widgets.Plural(p.Done, "unit"), p.Assigned)
+	if blocked {
+		text += " Blocked: the screening or the gold checks failed."
+	}
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	box := container.NewVBox(l)
+	var dlg dialog.Dialog
+	if blocked {
+		box.Add(widget.NewButton("Lift the block", func() {
+			dlg.Hide()
+			d.ws.showError(d.unblock(p))
+		}))
+	}
+	if p.Assigned > 0 {
+		box.Add(widget.NewButton("Give the open unit back to the pool (drops its answers)", func() {
+			dlg.Hide()
+			d.ws.showError(d.returnUnit(p))
+		}))
+	}
+	dlg = dialog.NewCustom(p.Name, "Close", container.NewGridWrap(fyne.NewSize(480, 180), box), d.ws.host.Window())
+	dlg.Show()
+}
+
+// returnUnit gives a participant's open unit back, as the original's timeout did.
+func (d *evalDashboard) returnUnit(p ev.ParticipantSummary) error {
+	u, ok, err := d.ws.store.EvalOpenUnit(d.ws.ctx(), p.ID)
+	if err != nil || !ok {
+		return err
+	}
+	if err := d.ws.store.EvalReturnUnit(d.ws.ctx(), u.ID); err != nil {
+		return err
+	}
+	d.reload()
+	return nil
+}
+
+func (d *evalDashboard) unblock(p ev.ParticipantSummary) error {
+	ctx := d.ws.ctx()
+	if err := d.ws.store.RevokeEvalQualification(ctx, p.ID, d.blockName()); err != nil {
+		return err
+	}
+	base := goldBase(d.op)
+	if p.Qualifications[base+goldWrongSuffix] > 0 {
+		if err := d.ws.store.SetEvalQualification(ctx, p.ID, base+goldWrongSuffix, 0); err != nil {
+			return err
+		}
+	}
+	d.reload()
+	return nil
+}
+
+func (d *evalDashboard) agreementCell(id widget.TableCellID) string {
+	if id.Row == 0 {
+		return ev.StatsColumns[id.Col]
+	}
+	if d.stats == nil || id.Row-1 >= len(d.stats.Labels) {
+		return ""
+	}
+	return d.stats.Labels[id.Row-1].Cell(id.Col)
+}

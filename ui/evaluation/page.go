@@ -1,0 +1,385 @@
+package evaluation
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+)
+
+// likertValues are the choices of every 1-5 scale.
+var likertValues = []string{"1", "2", "3", "4", "5"}
+
+// evalPage is one page of a session: one dialogue (a pair for comparative types) with the
+// widgets of one annotation type. It edits the dialogue's answer object in place and reports
+// every change through onAnswer, which saves it at once.
+type evalPage struct {
+	win        fyne.Window
+	dp         *ev.Datapoint
+	typ        *ev.AnnotationType
+	ans        *ev.Answers
+	positions  []int
+	collection bool
+
+	// onAnswer is called after each change with the turn (-1: dialogue level), the storage key
+	// and the new value (nil when cleared).
+	onAnswer func(turn int, key string, value any)
+	// onFocus is called when the keyboard focus moves to another turn.
+	onFocus func(turn int)
+	// refocus gives the keyboard back to the session after a click on a widget that is not
+	// an answer (help, correct selection, a collapsed block).
+	refocus func()
+
+	// Feedback on a training dialogue: the turns to correct (only they are editable), their
+	// explanations and the truth shown as "correct selection".
+	feedback     map[int]bool
+	explanations map[int]string
+	corrections  map[int]*ev.Truth
+
+	slots []evalSlot // what the keyboard walks through, in order
+	// choices are, per turn, the answers keys 1-9 give: each checkbox and each radio option
+	// on show, in display order.
+	choices map[int][]func()
+	focus   int // index in slots
+	boxes   map[int]*fyne.Container
+	frames  map[int]*canvas.Rectangle
+	scroll  *container.Scroll
+	// dialogueBox holds the dialogue-level widget (Likert, comparative, ratings).
+	dialogueBox *fyne.Container
+}
+
+// evalSlot is one keyboard stop: a turn (or -1 for the dialogue) and, for scales, which one.
+type evalSlot struct {
+	turn  int
+	scale int // index in the type's scales/choices; -1 when the slot is the whole turn
+}
+
+func newEvalPage(win fyne.Window, dp *ev.Datapoint, typ *ev.AnnotationType, ans *ev.Answers, collection bool) *evalPage {
+	p := &evalPage{win: win, dp: dp, typ: typ, ans: ans, collection: collection,
+		boxes: map[int]*fyne.Container{}, frames: map[int]*canvas.Rectangle{}, choices: map[int][]func(){}}
+	if typ.Display.TurnLevel() {
+		p.positions = typ.Positions(len(dp.Turns))
+	} else {
+		p.positions = []int{}
+	}
+	p.buildSlots()
+	return p
+}
+
+func (p *evalPage) buildSlots() {
+	p.slots = nil
+	switch {
+	case p.typ.Display == ev.LikertTurn:
+		for _, pos := range p.editablePositions() {
+			for i := range p.typ.Scales {
+				p.slots = append(p.slots, evalSlot{pos, i})
+			}
+		}
+	case p.typ.Display == ev.ForeachSelect:
+		for _, pos := range p.editablePositions() {
+			for i := range p.typ.Choices {
+				p.slots = append(p.slots, evalSlot{pos, i})
+			}
+		}
+	case p.typ.Display == ev.LikertDialogue:
+		for i := range p.typ.Scales {
+			p.slots = append(p.slots, evalSlot{-1, i})
+		}
+	case p.typ.Display == ev.ForeachSelectDialogue:
+		for i := range p.typ.Choices {
+			p.slots = append(p.slots, evalSlot{-1, i})
+		}
+	case p.typ.Display == ev.Comparative:
+		p.slots = append(p.slots, evalSlot{-1, -1})
+	case p.typ.Display.TurnLevel():
+		for _, pos := range p.editablePositions() {
+			p.slots = append(p.slots, evalSlot{pos, -1})
+		}
+	}
+}
+
+func (p *evalPage) editablePositions() []int {
+	if p.feedback == nil {
+		return p.positions
+	}
+	var out []int
+	for _, pos := range p.positions {
+		if p.feedback[pos] {
+			out = append(out, pos)
+		}
+	}
+	return out
+}
+
+// setFeedback limits editing to the mistaken turns and shows their explanations.
+func (p *evalPage) setFeedback(mistakes []int, explanations map[int]string, truths map[int]*ev.Truth) {
+	p.feedback = map[int]bool{}
+	for _, m := range mistakes {
+		p.feedback[m] = true
+	}
+	p.explanations, p.corrections = explanations, truths
+	p.buildSlots()
+	p.focus = 0
+}
+
+// content builds the page: the dialogue (or the pair) with its turns, and the dialogue-level
+// widget.
+func (p *evalPage) content() fyne.CanvasObject {
+	p.dialogueBox = container.NewVBox()
+	p.refreshDialogueWidget()
+	if p.typ.Display == ev.Comparative {
+		first, second := p.dp.Turns, p.dp.Turns2
+		if p.collection { // the previous conversation (Turns2) against the one just ended
+			first, second = second, first
+		}
+		left := p.dialogueColumn("Dialogue 1", first, true)
+		right := p.dialogueColumn("Dialogue 2", second, false)
+		p.scroll = container.NewVScroll(container.NewGridWithColumns(2, left, right))
+	} else {
+		p.scroll = container.NewVScroll(p.dialogueColumn("", p.dp.Turns, true))
+	}
+	p.highlightFocus()
+	return container.NewBorder(nil, p.dialogueBox, nil, nil, p.scroll)
+}
+
+func (p *evalPage) dialogueColumn(title string, turns []ev.Turn, annotated bool) fyne.CanvasObject {
+	col := container.NewVBox()
+	if title != "" {
+		col.Add(widget.NewLabelWithStyle(title, fyne.TextAlignCenter, fyne.TextStyle{Bold: true}))
+	}
+	annot := map[int]bool{}
+	if annotated {
+		for _, pos := range p.positions {
+			annot[pos] = true
+		}
+	}
+	for pos, t := range turns {
+		col.Add(p.turnRow(pos, t, annot[pos] && annotated))
+	}
+	return col
+}
+
+// turnRow is one message: the speaker's bubble (system left, user right), and under an
+// annotatable turn its widgets.
+func (p *evalPage) turnRow(pos int, t ev.Turn, annotatable bool) fyne.CanvasObject {
+	speaker := ev.SpeakerLabel(t.AgentIdx(), p.collection) + " "
+	if p.collection {
+		speaker = ev.SpeakerLabel(t.AgentIdx(), true) + ": "
+	}
+	text := widget.NewLabel(speaker + t.Text)
+	text.Wrapping = fyne.TextWrapWord
+	if t.AgentIdx() == 0 {
+		text.Alignment = fyne.TextAlignTrailing
+	}
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	bg.CornerRadius = theme.InputRadiusSize()
+	bubble := container.NewStack(bg, text)
+	var row fyne.CanvasObject
+	if t.AgentIdx() == 0 {
+		row = container.New(&leadingGap{fraction: 0.18}, container.NewPadded(bubble))
+	} else {
+		row = container.New(&trailingGap{fraction: 0.18}, container.NewPadded(bubble))
+	}
+	if !annotatable {
+		return row
+	}
+	box := container.NewVBox()
+	p.boxes[pos] = box
+	p.fillTurn(pos, t)
+	frame := canvas.NewRectangle(color.Transparent)
+	frame.StrokeWidth = 2
+	frame.CornerRadius = theme.InputRadiusSize()
+	p.frames[pos] = frame
+	inner := container.NewVBox(row, container.NewBorder(nil, nil, indent(), nil, box))
+	if ex, ok := p.explanations[pos]; ok && p.feedback[pos] {
+		l := widget.NewLabel("Why: " + ex)
+		l.Wrapping = fyne.TextWrapWord
+		l.Importance = widget.WarningImportance
+		inner.Add(container.NewBorder(nil, nil, indent(), nil, l))
+		if tr := p.corrections[pos]; tr != nil {
+			answer := widget.NewLabel(p.describeTruth(tr, pos))
+			answer.Wrapping = fyne.TextWrapWord
+			answer.Hide()
+			var show *widget.Button
+			show = widget.NewButtonWithIcon("Show the correct selection", theme.VisibilityIcon(), func() {
+				answer.Show()
+				show.Hide()
+				if f := p.frames[pos]; f != nil {
+					p.scrollTo(f)
+				}
+				if p.refocus != nil {
+					p.refocus()
+				}
+			})
+			inner.Add(container.NewBorder(nil, nil, indent(), nil, container.NewVBox(container.NewHBox(show), answer)))
+		}
+	}
+	return container.NewStack(frame, container.NewPadded(inner))
+}
+
+// leadingGap and trailingGap lay a message out over the row minus a gap on one side, so user
+// turns sit on the right and system turns on the left.
+type leadingGap struct{ fraction float32 }
+
+func (g *leadingGap) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+func (g *leadingGap) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	gap := size.Width * g.fraction
+	objs[0].Move(fyne.NewPos(gap, 0))
+	objs[0].Resize(fyne.NewSize(size.Width-gap, size.Height))
+}
+
+type trailingGap struct{ fraction float32 }
+
+func (g *trailingGap) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+func (g *trailingGap) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(size.Width*(1-g.fraction), size.Height))
+}
+
+func indent() fyne.CanvasObject {
+	r := canvas.NewRectangle(color.Transparent)
+	r.SetMinSize(fyne.NewSize(24, 1))
+	return r
+}
+
+// editable says whether a turn's widgets take input (during feedback only the mistaken ones).
+func (p *evalPage) editable(pos int) bool { return p.feedback == nil || p.feedback[pos] }
+
+// fillTurn (re)builds the widgets of an annotatable turn from the answers.
+func (p *evalPage) fillTurn(pos int, t ev.Turn) {
+	box := p.boxes[pos]
+	if box == nil {
+		return
+	}
+	ta := p.ans.TurnAt(pos)
+	p.choices[pos] = nil
+	var objs []fyne.CanvasObject
+	switch {
+	case p.typ.Display.IsFlow():
+		x, y := ev.FlowSpeakers(t.AgentIdx())
+		flow := p.flowObjects(p.typ.Flow, ta, pos, t, x, y)
+		if p.typ.Display.Collapsible() {
+			item := widget.NewAccordionItem(fmt.Sprintf("Turn %d", pos), container.NewVBox(flow...))
+			item.Open = p.flowOpen(pos)
+			objs = []fyne.CanvasObject{widget.NewAccordion(item)}
+		} else {
+			objs = flow
+		}
+	case p.typ.Display == ev.Multiselect:
+		if p.typ.Question != "" {
+			objs = append(objs, widget.NewLabelWithStyle(p.typ.Question, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		}
+		selected := map[string]bool{}
+		for _, v := range ta.List(p.typ.LabelsKey()) {
+			selected[v] = true
+		}
+		for _, c := range p.typ.Choices {
+			if c.Speaker != nil && *c.Speaker != t.AgentIdx() {
+				continue
+			}
+			c := c
+			chk := widget.NewCheck(c.Label, nil)
+			chk.Checked = selected[c.Value]
+			chk.OnChanged = func(on bool) { p.toggleLabel(pos, t, c.Value, on) }
+			p.disableUnlessEditable(pos, chk)
+			p.choices[pos] = append(p.choices[pos], func() { chk.SetChecked(!chk.Checked) })
+			objs = append(objs, chk)
+		}
+	case p.typ.Display == ev.LikertTurn:
+		for i, sc := range p.typ.Scales {
+			objs = append(objs, p.scaleRow(pos, i, sc.Question, ta.String(sc.Label), func(v int) {
+				p.ans.SetTurnLikert(pos, t, sc.Label, v)
+				p.changed(pos, sc.Label, strconv.Itoa(v))
+			}))
+		}
+	case p.typ.Display == ev.ForeachSelect:
+		l := widget.NewLabel("This type had no widget in the original platform; its answers are stored per turn.")
+		l.Importance = widget.LowImportance
+		objs = append(objs, l)
+		for i, c := range p.typ.Choices {
+			objs = append(objs, p.scaleRow(pos, i, c.Label, ta.String(c.Value), func(v int) {
+				p.ans.SetTurnLikert(pos, t, c.Value, v)
+				p.changed(pos, c.Value, strconv.Itoa(v))
+			}))
+		}
+	}
+	box.Objects = objs
+	box.Refresh()
+}
+
+// refreshDialogueWidget (re)builds the dialogue-level widget of Likert, comparative and rating
+// types.
+func (p *evalPage) refreshDialogueWidget() {
+	if p.dialogueBox == nil {
+		return
+	}
+	x, y := ev.DialogueSpeakers(p.collection)
+	var objs []fyne.CanvasObject
+	switch p.typ.Display {
+	case ev.LikertDialogue:
+		for i, sc := range p.typ.Scales {
+			objs = append(objs, p.scaleRow(-1, i, ev.Substitute(sc.Question, x, y), p.ans.Likert[sc.Label], func(v int) {
+				p.ans.SetDialogueLikert(sc.Label, v)
+				p.changed(-1, sc.Label, strconv.Itoa(v))
+			}))
+		}
+	case ev.Comparative:
+		q := widget.NewLabelWithStyle(ev.Substitute(p.typ.Question, x, y), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		q.Wrapping = fyne.TextWrapWord
+		radio := widget.NewRadioGroup(p.typ.Comparisons, nil)
+		radio.Horizontal = true
+		radio.Selected = p.ans.Comparative[p.typ.Question] // shown again after a re-render (quirk 8 fixed)
+		radio.OnChanged = func(s string) {
+			if s == "" {
+				return
+			}
+			p.ans.SetComparative(p.typ, s)
+			p.changed(-1, p.typ.Question, s)
+		}
+		p.choices[-1] = nil
+		for _, o := range p.typ.Comparisons {
+			p.choices[-1] = append(p.choices[-1], func() { radio.SetSelected(o) })
+		}
+		objs = append(objs, q, radio)
+	case ev.ForeachSelectDialogue:
+		if p.typ.Question != "" {
+			objs = append(objs, widget.NewLabelWithStyle(ev.Substitute(p.typ.Question, x, y), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		}
+		grid := container.NewGridWithColumns(2)
+		for i, c := range p.typ.Choices {
+			i, c := i, c
+			sel := widget.NewSelect(likertValues, nil)
+			sel.PlaceHolder = "1-5"
+			sel.Selected = p.ans.Ratings[c.Label]
+			sel.OnChanged = func(s string) {
+				v, err := strconv.Atoi(s)
+				if err != nil {
+					return
+				}
+				p.setFocus(i)
+				p.ans.SetRating(c.Label, v)
+				p.changed(-1, c.Label, s)
+			}
+			grid.Add(container.NewBorder(nil, nil, widget.NewLabel(c.Label), nil, sel))
+		}
+		objs = append(objs, grid)
+	}
+	if len(objs) > 0 {
+		objs = append([]fyne.CanvasObject{widget.NewSeparator()}, objs...)
+	}
+	p.dialogueBox.Objects = objs
+	p.dialogueBox.Refresh()
+}
+
+func (p *evalPage) changed(turn int, key string, value any) {
+	if p.onAnswer != nil {
+		p.onAnswer(turn, key, value)
+	}
+}

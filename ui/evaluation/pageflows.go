@@ -1,0 +1,267 @@
+package evaluation
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// A turn's questions: question flows with their click edits, label checkboxes, likert scales,
+// help texts and the training's feedback on a turn.
+
+// flowOpen says whether a turn's button_flow block is open: the original's rule (the engine's
+// OpenBlocks: the last answered turn and the next one), and the turn the keyboard is on.
+func (p *evalPage) flowOpen(pos int) bool {
+	if p.focusedTurn() == pos {
+		return true
+	}
+	for _, q := range ev.OpenBlocks(p.typ, p.ans, p.positions) {
+		if q == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// flowObjects renders a question flow for one turn: radio questions as their (substituted)
+// text and a radio group, checkbox questions as their answers only; a chosen answer's
+// sub-flow appears indented below it.
+func (p *evalPage) flowObjects(flow ev.Flow, ta ev.TurnAnswers, pos int, t ev.Turn, x, y string) []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	for _, q := range flow {
+		q := q
+		if q.Checkbox {
+			for _, a := range q.Answers {
+				a := a
+				chk := widget.NewCheck(ev.Substitute(a.Text, x, y), nil)
+				chk.Checked = ta.String(q.Text) == a.Text
+				chk.OnChanged = func(on bool) {
+					kind := ev.ClickCheck
+					if !on {
+						kind = ev.ClickUncheck
+					}
+					p.flowClick(pos, t, ev.FlowClick{Kind: kind, Question: q.Text, Answer: a.Text})
+				}
+				p.disableUnlessEditable(pos, chk)
+				p.choices[pos] = append(p.choices[pos], func() { chk.SetChecked(!chk.Checked) })
+				out = append(out, chk)
+				if chk.Checked && len(a.Sub) > 0 {
+					out = append(out, container.NewBorder(nil, nil, indent(), nil,
+						container.NewVBox(p.flowObjects(a.Sub, ta, pos, t, x, y)...)))
+				}
+			}
+			continue
+		}
+		title := widget.NewLabelWithStyle(ev.Substitute(q.Text, x, y), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		title.Wrapping = fyne.TextWrapWord
+		var head fyne.CanvasObject = title
+		if p.typ.Display.HelpIcons() {
+			help := widget.NewButtonWithIcon("", theme.QuestionIcon(), func() { p.showHelp(q.Text, x, y) })
+			help.Importance = widget.LowImportance
+			head = container.NewBorder(nil, nil, nil, help, title)
+		}
+		out = append(out, head)
+		labels := make([]string, len(q.Answers))
+		for i, a := range q.Answers {
+			labels[i] = ev.Substitute(a.Text, x, y)
+		}
+		radio := widget.NewRadioGroup(labels, nil)
+		chosen := ta.String(q.Text)
+		var sub ev.Flow
+		for i, a := range q.Answers {
+			if a.Text == chosen {
+				radio.Selected = labels[i]
+				sub = a.Sub
+			}
+		}
+		radio.OnChanged = func(label string) {
+			for i, a := range q.Answers {
+				if labels[i] == label {
+					p.flowClick(pos, t, ev.FlowClick{Kind: ev.ClickRadio, Question: q.Text, Answer: a.Text})
+					return
+				}
+			}
+		}
+		p.disableUnlessEditable(pos, radio)
+		for _, l := range labels {
+			p.choices[pos] = append(p.choices[pos], func() { radio.SetSelected(l) })
+		}
+		out = append(out, radio)
+		if len(sub) > 0 {
+			out = append(out, container.NewBorder(nil, nil, indent(), nil, container.NewVBox(p.flowObjects(sub, ta, pos, t, x, y)...)))
+		}
+	}
+	return out
+}
+
+func (p *evalPage) disableUnlessEditable(pos int, w fyne.Disableable) {
+	if !p.editable(pos) {
+		w.Disable()
+	}
+}
+
+// showHelp shows the help for one question: its own help text, else the type's description.
+func (p *evalPage) showHelp(question, x, y string) {
+	if p.win == nil {
+		return
+	}
+	d := dialog.NewCustom(ev.Substitute(question, x, y), "Close", container.NewGridWrap(fyne.NewSize(480, 220),
+		container.NewVScroll(p.helpLabel(question, x, y))), p.win)
+	d.Show()
+}
+
+// helpLabel is the help text of a question, speakers substituted.
+func (p *evalPage) helpLabel(question, x, y string) *widget.Label {
+	text := p.typ.Description
+	if q := p.typ.Flow.Find(question); q != nil && q.Help != "" {
+		text = q.Help
+	}
+	if text == "" {
+		text = "This project has no description for " + p.typ.Title + "."
+	}
+	l := widget.NewLabel(ev.Substitute(text, x, y))
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+func (p *evalPage) flowClick(pos int, t ev.Turn, c ev.FlowClick) {
+	ta := p.ans.Turn(pos, t)
+	if err := ev.ApplyFlowClick(ta, p.typ.Flow, c); err != nil {
+		return
+	}
+	var v any = c.Answer
+	if c.Kind == ev.ClickUncheck {
+		v = nil
+	}
+	p.focusTurn(pos)
+	p.changed(pos, c.Question, v)
+	p.fillTurn(pos, t) // sub-flows appear or go
+}
+
+func (p *evalPage) toggleLabel(pos int, t ev.Turn, value string, on bool) {
+	cur := p.ans.TurnAt(pos).List(p.typ.LabelsKey())
+	var next []string
+	for _, c := range p.typ.Choices { // keep the options' order
+		has := false
+		for _, v := range cur {
+			if v == c.Value {
+				has = true
+			}
+		}
+		if (has && c.Value != value) || (c.Value == value && on) {
+			next = append(next, c.Value)
+		}
+	}
+	p.ans.SetLabels(p.typ, pos, t, next)
+	var v any
+	if len(next) > 0 {
+		v = next
+	}
+	p.focusTurn(pos)
+	p.changed(pos, p.typ.LabelsKey(), v)
+}
+
+// scaleRow is one 1-5 question: its text, the five choices in a row and the scale's anchors.
+func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(int)) fyne.CanvasObject {
+	q := widget.NewLabel(question)
+	q.Wrapping = fyne.TextWrapWord
+	if p.focus < len(p.slots) && p.slots[p.focus] == (evalSlot{turn, scale}) {
+		q.TextStyle.Bold = true // the question keys 1-5 answer
+		q.SetText("▸ " + question)
+	}
+	radio := widget.NewRadioGroup(likertValues, nil)
+	radio.Horizontal = true
+	radio.Selected = value
+	radio.OnChanged = func(s string) {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return
+		}
+		for i, sl := range p.slots {
+			if sl.turn == turn && sl.scale == scale {
+				p.setFocus(i)
+			}
+		}
+		set(v)
+	}
+	if turn >= 0 {
+		p.disableUnlessEditable(turn, radio)
+	}
+	row := container.NewVBox(q, radio)
+	if a := anchors(p.typ.LabelDetails); a != "" {
+		l := widget.NewLabel(a)
+		l.Importance = widget.LowImportance
+		row.Add(l)
+	}
+	return row
+}
+
+// anchors formats label_details as scale anchors: "1 = not at all · 5 = completely".
+func anchors(details map[string]string) string {
+	s := ""
+	for _, k := range slices.Sorted(maps.Keys(details)) {
+		if s != "" {
+			s += " · "
+		}
+		s += k + " = " + details[k]
+	}
+	return s
+}
+
+// describeTruth writes a truth as the answers to give, in the words the page shows: ticked
+// boxes by their label (a checkbox question's key is never shown), radio questions with their
+// answer, multiselect values by their labels.
+func (p *evalPage) describeTruth(t *ev.Truth, pos int) string {
+	if t == nil {
+		return ""
+	}
+	if t.IsEmpty() {
+		return "Nothing ticked or chosen on this turn."
+	}
+	x, y := ev.FlowSpeakers(p.dp.Turns[pos].AgentIdx())
+	var lines []string
+	for _, e := range t.Entries {
+		q := p.typ.Flow.Find(e.Key)
+		switch v := e.Value.(type) {
+		case string:
+			switch {
+			case q != nil && q.Checkbox && v == "":
+				for _, a := range q.Answers {
+					lines = append(lines, "Leave unticked: "+ev.Substitute(a.Text, x, y))
+				}
+			case q != nil && q.Checkbox:
+				lines = append(lines, "Tick: "+ev.Substitute(v, x, y))
+			case v == "":
+				lines = append(lines, "Leave unanswered: "+ev.Substitute(e.Key, x, y))
+			default:
+				lines = append(lines, ev.Substitute(e.Key, x, y)+" → "+ev.Substitute(v, x, y))
+			}
+		case []string:
+			var labels []string
+			for _, val := range v {
+				label := val
+				for _, c := range p.typ.Choices {
+					if c.Value == val {
+						label = c.Label
+					}
+				}
+				labels = append(labels, label)
+			}
+			if len(labels) == 0 {
+				lines = append(lines, "Select nothing.")
+			} else {
+				lines = append(lines, "Select: "+strings.Join(labels, ", "))
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}

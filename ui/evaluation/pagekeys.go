@@ -1,0 +1,201 @@
+package evaluation
+
+import (
+	"image/color"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+)
+
+// The page's keyboard: which turn has the focus, 1-9 and arrows answer it, Enter goes on.
+
+// focusedTurn is the turn the keyboard is on (-1 for none or the dialogue).
+func (p *evalPage) focusedTurn() int {
+	if p.focus < 0 || p.focus >= len(p.slots) {
+		return -1
+	}
+	return p.slots[p.focus].turn
+}
+
+// focusTurn moves the keyboard focus to the first slot of a turn (used when resuming).
+func (p *evalPage) focusTurn(turn int) {
+	for i, s := range p.slots {
+		if s.turn == turn {
+			p.setFocus(i)
+			return
+		}
+	}
+}
+
+// setFocus moves the keyboard to slot i and marks its turn.
+func (p *evalPage) setFocus(i int) {
+	if i < 0 || i >= len(p.slots) {
+		return
+	}
+	before := p.focusedTurn()
+	p.focus = i
+	after := p.focusedTurn()
+	scales := p.typ.Display == ev.LikertTurn || p.typ.Display == ev.ForeachSelect
+	if (after != before && p.typ.Display.Collapsible()) || scales {
+		// button_flow opens the focused turn's block; scales mark the focused question
+		for _, pos := range []int{before, after} {
+			if pos >= 0 && pos < len(p.dp.Turns) {
+				p.fillTurn(pos, p.dp.Turns[pos])
+			}
+		}
+	}
+	if p.typ.Display == ev.LikertDialogue || p.typ.Display == ev.ForeachSelectDialogue {
+		p.refreshDialogueWidget()
+	}
+	p.highlightFocus()
+	if after != before && p.onFocus != nil {
+		p.onFocus(after)
+	}
+}
+
+func (p *evalPage) highlightFocus() {
+	turn := p.focusedTurn()
+	for pos, f := range p.frames {
+		switch {
+		case pos == turn:
+			f.StrokeColor = theme.Color(theme.ColorNamePrimary)
+		case p.feedback[pos]:
+			f.StrokeColor = theme.Color(theme.ColorNameWarning)
+		default:
+			f.StrokeColor = color.Transparent
+		}
+		f.Refresh()
+	}
+	if turn >= 0 && p.scroll != nil {
+		if f := p.frames[turn]; f != nil {
+			p.scrollTo(f)
+		}
+	}
+}
+
+// scrollTo scrolls the dialogue so that o is in view.
+func (p *evalPage) scrollTo(o fyne.CanvasObject) {
+	if p.win == nil {
+		return
+	}
+	d := fyne.CurrentApp().Driver()
+	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(p.scroll.Content).Y
+	h := p.scroll.Size().Height
+	if h <= 0 {
+		return
+	}
+	off := p.scroll.Offset.Y
+	switch {
+	case top < off:
+		off = top
+	case top+o.Size().Height > off+h:
+		off = top + o.Size().Height - h
+	}
+	if off != p.scroll.Offset.Y {
+		p.scroll.ScrollToOffset(fyne.NewPos(0, off))
+	}
+}
+
+// key handles the session's keyboard: arrows move between turns (Left/Right) and between the
+// questions of a turn or dialogue (Up/Down); 1-5 answer the focused Likert question and move on.
+// It reports whether the key was used.
+func (p *evalPage) key(k fyne.KeyName) bool {
+	if len(p.slots) == 0 {
+		return false
+	}
+	switch k {
+	case fyne.KeyUp:
+		p.setFocus(max(p.focus-1, 0))
+	case fyne.KeyDown:
+		p.setFocus(min(p.focus+1, len(p.slots)-1))
+	case fyne.KeyLeft:
+		cur := p.focusedTurn()
+		for i := p.focus; i >= 0; i-- {
+			if p.slots[i].turn != cur {
+				// the first slot of that turn
+				t := p.slots[i].turn
+				for i > 0 && p.slots[i-1].turn == t {
+					i--
+				}
+				p.setFocus(i)
+				return true
+			}
+		}
+		p.setFocus(0)
+	case fyne.KeyRight:
+		cur := p.focusedTurn()
+		for i := p.focus; i < len(p.slots); i++ {
+			if p.slots[i].turn != cur {
+				p.setFocus(i)
+				return true
+			}
+		}
+	case fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8, fyne.Key9:
+		v := int(k[0] - '0')
+		if p.slots[p.focus].scale >= 0 {
+			return v <= 5 && p.answerScale(v)
+		}
+		return p.choose(v)
+	default:
+		return false
+	}
+	return true
+}
+
+// choose gives the n-th answer on show of the focused turn (ticks or unticks a box, picks a
+// radio option).
+func (p *evalPage) choose(n int) bool {
+	turn := p.focusedTurn()
+	if turn >= 0 && !p.editable(turn) {
+		return false
+	}
+	cs := p.choices[turn]
+	if n < 1 || n > len(cs) {
+		return false
+	}
+	cs[n-1]()
+	return true
+}
+
+// answerScale answers the focused 1-5 question with v and moves to the next one.
+func (p *evalPage) answerScale(v int) bool {
+	if p.focus >= len(p.slots) {
+		return false
+	}
+	s := p.slots[p.focus]
+	if s.scale < 0 {
+		return false
+	}
+	val := strconv.Itoa(v)
+	switch p.typ.Display {
+	case ev.LikertTurn:
+		sc := p.typ.Scales[s.scale]
+		t := p.dp.Turns[s.turn]
+		p.ans.SetTurnLikert(s.turn, t, sc.Label, v)
+		p.changed(s.turn, sc.Label, val)
+		p.fillTurn(s.turn, t)
+	case ev.ForeachSelect:
+		c := p.typ.Choices[s.scale]
+		t := p.dp.Turns[s.turn]
+		p.ans.SetTurnLikert(s.turn, t, c.Value, v)
+		p.changed(s.turn, c.Value, val)
+		p.fillTurn(s.turn, t)
+	case ev.LikertDialogue:
+		sc := p.typ.Scales[s.scale]
+		p.ans.SetDialogueLikert(sc.Label, v)
+		p.changed(-1, sc.Label, val)
+		p.refreshDialogueWidget()
+	case ev.ForeachSelectDialogue:
+		c := p.typ.Choices[s.scale]
+		p.ans.SetRating(c.Label, v)
+		p.changed(-1, c.Label, val)
+		p.refreshDialogueWidget()
+	default:
+		return false
+	}
+	p.setFocus(min(p.focus+1, len(p.slots)-1))
+	return true
+}

@@ -1,0 +1,418 @@
+package evaluation
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// Workspace is the Evaluation workspace: the project list, and an open project with its session,
+// results and setup tabs. Everything it shows is read back from the store, so leaving the
+// workspace and coming back (or a crash) resumes where the participant was.
+type Workspace struct {
+	host  workspace.Host
+	store Store
+	root  *fyne.Container
+	body  *fyne.Container
+
+	projects []ev.ProjectSummary
+	list     *widget.List
+	status   *widget.Label
+
+	// The open project.
+	open    *evalProject
+	session *evalSession
+	dash    *evalDashboard
+	tabs    *container.AppTabs
+}
+
+// evalProject is a project loaded from the store.
+type evalProject struct {
+	info ev.ProjectSummary
+	p    *ev.Project
+}
+
+// New builds the workspace on store (nil: none is open, and the workspace says so).
+func New(h workspace.Host, store Store) *Workspace {
+	w := &Workspace{host: h, store: store}
+	w.body = container.NewStack()
+	w.root = container.NewStack(w.body)
+	if store == nil {
+		l := widget.NewLabel("The Evaluation workspace needs a store; open or create one in Settings.")
+		l.Wrapping = fyne.TextWrapWord
+		w.body.Objects = []fyne.CanvasObject{container.NewVBox(l)}
+		return w
+	}
+	w.showProjects()
+	return w
+}
+
+// Content implements workspace.Workspace.
+func (w *Workspace) Content() fyne.CanvasObject { return w.root }
+
+// Close stops the workspace's background work when the window closes or the store changes:
+// the session's bot call, its exec bots' processes and its deadline timer, and a statistics
+// computation. The participant's session is in the store and resumes when they sign in again.
+func (w *Workspace) Close() {
+	if w.session != nil {
+		w.session.close()
+	}
+	if w.dash != nil {
+		w.dash.stopStats()
+	}
+}
+
+func (w *Workspace) ctx() context.Context { return context.Background() }
+
+func (w *Workspace) showError(err error) {
+	if err == nil {
+		return
+	}
+	if w.status != nil {
+		w.status.SetText(err.Error())
+	}
+	if w.host.Window() != nil {
+		dialog.ShowError(err, w.host.Window())
+	}
+}
+
+func (w *Workspace) setBody(o fyne.CanvasObject) {
+	w.body.Objects = []fyne.CanvasObject{o}
+	w.body.Refresh()
+}
+
+// showProjects shows the project list with the import and create actions.
+func (w *Workspace) showProjects() {
+	if w.session != nil {
+		w.session.close()
+	}
+	w.open, w.session, w.dash, w.tabs = nil, nil, nil, nil
+	w.status = widget.NewLabel("")
+	w.status.Wrapping = fyne.TextWrapWord
+	w.list = widget.NewList(
+		func() int { return len(w.projects) },
+		func() fyne.CanvasObject {
+			name := widget.NewLabelWithStyle("project", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			detail := widget.NewLabel("detail")
+			bar := widget.NewProgressBar()
+			return container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(180, 36), bar), container.NewVBox(name, detail))
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			p := w.projects[id]
+			row := o.(*fyne.Container)
+			texts := row.Objects[0].(*fyne.Container)
+			texts.Objects[0].(*widget.Label).SetText(p.Name)
+			texts.Objects[1].(*widget.Label).SetText(projectLine(p))
+			bar := row.Objects[1].(*fyne.Container).Objects[0].(*widget.ProgressBar)
+			bar.Max = float64(max(p.Units, 1))
+			bar.SetValue(float64(p.Done))
+		},
+	)
+	w.list.OnSelected = func(id widget.ListItemID) {
+		w.list.UnselectAll()
+		if id < len(w.projects) {
+			w.openProject(w.projects[id].ID)
+		}
+	}
+	importBtn := widget.NewButtonWithIcon("Import original project…", theme.FolderOpenIcon(), w.chooseImportFolder)
+	importBtn.Importance = widget.HighImportance
+	createBtn := widget.NewButtonWithIcon("New from the ABC-Eval catalogue…", theme.ContentAddIcon(), w.showCatalogueForm)
+	top := container.NewVBox(container.NewHBox(importBtn, createBtn), w.status)
+	w.setBody(container.NewBorder(top, nil, nil, nil, w.list))
+	w.reloadProjects()
+}
+
+func projectLine(p ev.ProjectSummary) string {
+	how := "created in the app"
+	if p.Origin == "imported" {
+		how = "imported from " + p.Source
+	}
+	return fmt.Sprintf("%d of %d units done · %d in progress · %s · %s", p.Done, p.Units, p.Assigned,
+		widgets.Plural(p.Participants, "participant"), how)
+}
+
+func (w *Workspace) reloadProjects() {
+	ps, err := w.store.EvalProjects(w.ctx())
+	if err != nil {
+		w.showError(err)
+		return
+	}
+	w.projects = ps
+	if len(ps) == 0 {
+		w.status.SetText("No evaluation projects yet. Import a ChatEvaluationPlatform project folder, or create one from the built-in ABC-Eval catalogue over your own dialogues.")
+	} else {
+		w.status.SetText("")
+	}
+	w.list.Refresh()
+}
+
+func (w *Workspace) chooseImportFolder() {
+	if w.host.Window() == nil {
+		return
+	}
+	dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+		if err != nil || l == nil {
+			w.showError(err)
+			return
+		}
+		w.chooseConfig(l.Path())
+	}, w.host.Window())
+}
+
+// chooseConfig asks which configuration to import when the folder has several.
+func (w *Workspace) chooseConfig(dir string) {
+	configs, err := ev.OriginalConfigs(dir)
+	if err != nil {
+		w.showError(err)
+		return
+	}
+	if len(configs) <= 1 || w.host.Window() == nil {
+		cfg := ""
+		if len(configs) == 1 {
+			cfg = configs[0]
+		}
+		w.importFolder(dir, cfg, nil)
+		return
+	}
+	sel := widget.NewRadioGroup(configs, nil)
+	sel.SetSelected(configs[0])
+	dialog.ShowCustomConfirm("Which configuration?", "Import", "Cancel",
+		container.NewVBox(widget.NewLabel(dir+" has several configurations (hydra_configs/conf):"), sel),
+		func(ok bool) {
+			if ok {
+				w.importFolder(dir, sel.Selected, nil)
+			}
+		}, w.host.Window())
+}
+
+// importFolder reads an original project folder off the UI goroutine, then shows what was
+// understood and ignored and asks for the project's name and options. done (tests) receives the
+// pending import instead of a dialog.
+func (w *Workspace) importFolder(dir, config string, done func(*evalImport, error)) {
+	prog := w.busy("Reading " + filepath.Base(dir) + "…")
+	type read struct {
+		p   *ev.Project
+		rep *ev.ImportReport
+	}
+	workspace.Start(w.host, nil, func(context.Context) (read, error) {
+		p, rep, err := ev.ImportOriginal(dir, ev.ImportOptions{Config: config})
+		return read{p, rep}, err
+	}, func(r read, err error) {
+		prog()
+		if err != nil {
+			err = fmt.Errorf("import %s: %w (nothing was imported)", dir, err)
+		}
+		imp := &evalImport{ws: w, dir: dir, project: r.p, report: r.rep}
+		if done != nil {
+			done(imp, err)
+			return
+		}
+		if err != nil {
+			w.showError(err)
+			return
+		}
+		imp.showForm()
+	})
+}
+
+// busy shows an indefinite progress dialog and returns the function that hides it.
+func (w *Workspace) busy(msg string) func() {
+	if w.host.Window() == nil {
+		return func() {}
+	}
+	bar := widget.NewProgressBarInfinite()
+	d := dialog.NewCustomWithoutButtons(msg, container.NewGridWrap(fyne.NewSize(320, 40), bar), w.host.Window())
+	d.Show()
+	return func() { bar.Stop(); d.Hide() }
+}
+
+// evalImport is an import read from disk, waiting for the user's confirmation.
+type evalImport struct {
+	ws      *Workspace
+	dir     string
+	project *ev.Project
+	report  *ev.ImportReport
+}
+
+func (imp *evalImport) defaultName() string {
+	if n := strings.TrimSpace(imp.project.Settings.TaskName); n != "" {
+		return n
+	}
+	if n := strings.TrimSpace(imp.project.Name); n != "" {
+		return n
+	}
+	return filepath.Base(imp.dir)
+}
+
+func reportText(rep *ev.ImportReport) string {
+	if rep == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	rep.WriteTo(&b)
+	return b.String()
+}
+
+func (imp *evalImport) showForm() {
+	w := imp.ws
+	name := widget.NewEntry()
+	name.SetText(imp.defaultName())
+	screening := widget.NewCheck("Screen participants with the training dialogues", nil)
+	screening.Checked = imp.project.Settings.UseScreening
+	if imp.project.Training == nil {
+		screening.Checked = false
+		screening.Disable()
+	}
+	rep := widget.NewLabel(reportText(imp.report))
+	rep.TextStyle.Monospace = true
+	rep.Wrapping = fyne.TextWrapWord
+	summary := widget.NewLabel(projectSummary(imp.project))
+	summary.Wrapping = fyne.TextWrapWord
+	form := widget.NewForm(widget.NewFormItem("Name", name), widget.NewFormItem("", screening))
+	content := container.NewBorder(container.NewVBox(summary, form, widget.NewLabelWithStyle("What was understood and what was ignored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+		nil, nil, nil, container.NewVScroll(rep))
+	d := dialog.NewCustomConfirm("Import "+filepath.Base(imp.dir), "Import", "Cancel", content, func(ok bool) {
+		if !ok {
+			return
+		}
+		imp.project.Settings.UseScreening = screening.Checked
+		src, _ := filepath.Abs(imp.dir)
+		w.create(name.Text, "imported", src, imp.project, reportText(imp.report), nil)
+	}, w.host.Window())
+	d.Resize(fyne.NewSize(860, 640))
+	d.Show()
+}
+
+// projectSummary says in one paragraph what a project holds.
+func projectSummary(p *ev.Project) string {
+	units := 0
+	for _, b := range p.Bundles {
+		n, _ := p.UnitsFor(b)
+		units += n
+	}
+	s := fmt.Sprintf("%s, %s and %s (%s).", widgets.Plural(len(p.Types), "annotation type"), widgets.Plural(len(p.Bundles), "bundle"),
+		widgets.Plural(units, "unit"), "units are annotator slots")
+	if p.Settings.CollectDialogue {
+		s = fmt.Sprintf("Dialogue collection with %s per session: %s.", widgets.Plural(max(p.Settings.NumBots, 1), "bot"), p.Settings.ConversationsNeeded)
+	}
+	if p.Training != nil {
+		s += fmt.Sprintf(" Training: three dialogues of %q.", p.Training.TypeName)
+	}
+	return s
+}
+
+// create stores a project with its assignments in one transaction, off the UI goroutine, and
+// opens it.
+func (w *Workspace) create(name, origin, source string, p *ev.Project, report string, done func(int64, error)) {
+	name = strings.TrimSpace(name)
+	workspace.Start(w.host, nil, func(ctx context.Context) (int64, error) {
+		return w.store.SaveEvalProject(ctx, name, origin, source, p, report)
+	}, func(id int64, err error) {
+		if done != nil {
+			done(id, err)
+		}
+		if err != nil {
+			w.showError(err)
+			return
+		}
+		w.openProject(id)
+	})
+}
+
+// loadEvalProject reads a project and its summary from the store.
+func loadEvalProject(ctx context.Context, st Store, id int64) (*evalProject, error) {
+	info, err := st.EvalProjectInfo(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := st.EvalProject(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &evalProject{info: info, p: p}, nil
+}
+
+// openProject shows a project: its session (sign in and annotate), results and setup.
+func (w *Workspace) openProject(id int64) {
+	op, err := loadEvalProject(w.ctx(), w.store, id)
+	if err != nil {
+		w.showError(err)
+		return
+	}
+	w.open = op
+	w.session = newEvalSession(w, op)
+	w.dash = newEvalDashboard(w, op)
+	back := widget.NewButtonWithIcon("Projects", theme.NavigateBackIcon(), w.showProjects)
+	title := widget.NewLabelWithStyle(op.info.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	w.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Annotate", theme.DocumentCreateIcon(), w.session.root),
+		container.NewTabItemWithIcon("Results", theme.GridIcon(), w.dash.root),
+		container.NewTabItemWithIcon("Project", theme.InfoIcon(), w.projectTab()),
+	)
+	w.tabs.OnSelected = func(t *container.TabItem) {
+		if t.Text == "Results" {
+			w.dash.reload()
+			if w.dash.stats == nil && w.dash.op.info.Done > 0 {
+				w.dash.computeStats() // off the UI goroutine, with progress
+			}
+		}
+		if t.Text == "Annotate" {
+			w.session.focusKeys()
+		}
+	}
+	w.setBody(container.NewBorder(container.NewHBox(back, title), nil, nil, nil, w.tabs))
+	w.session.focusKeys()
+}
+
+// projectTab shows what the project holds, the import report, and deletion.
+func (w *Workspace) projectTab() fyne.CanvasObject {
+	op := w.open
+	summary := widget.NewLabel(projectSummary(op.p))
+	summary.Wrapping = fyne.TextWrapWord
+	var types strings.Builder
+	for _, t := range op.p.Types {
+		fmt.Fprintf(&types, "%s — %s, turns: %s\n", t.Name, t.Display, t.Indices)
+	}
+	typesL := widget.NewLabel(types.String())
+	rep := widget.NewLabel(op.info.Report)
+	rep.TextStyle.Monospace = true
+	rep.Wrapping = fyne.TextWrapWord
+	del := widget.NewButtonWithIcon("Delete project…", theme.DeleteIcon(), func() {
+		dialog.ShowConfirm("Delete "+op.info.Name+"?",
+			"The project, its participants and every answer are removed from the store. Export the results first if you need them.",
+			func(ok bool) {
+				if !ok {
+					return
+				}
+				if err := w.store.DeleteEvalProject(w.ctx(), op.info.ID); err != nil {
+					w.showError(err)
+					return
+				}
+				w.showProjects()
+			}, w.host.Window())
+	})
+	del.Importance = widget.DangerImportance
+	items := []fyne.CanvasObject{summary}
+	if op.p.Settings.CollectDialogue {
+		items = append(items, widget.NewLabelWithStyle("Bots", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), w.botsEditor())
+	}
+	items = append(items, widget.NewLabelWithStyle("Annotation types", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), typesL)
+	if op.info.Report != "" {
+		acc := widget.NewAccordion(widget.NewAccordionItem("Import report: what was understood and what was ignored", rep))
+		items = append(items, acc)
+	}
+	items = append(items, container.NewHBox(del))
+	return container.NewVScroll(container.NewVBox(items...))
+}

@@ -1,0 +1,356 @@
+package explorer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	xdraw "golang.org/x/image/draw"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// thumbHeight is the height of a step thumbnail; frames are scaled down once, off the UI
+// goroutine, so a 2400-pixel screenshot costs a few kilobytes while it is listed.
+const thumbHeight = 84
+
+// explorerDetail shows the selected episode: what it is, its steps as thumbnails, and the
+// shared frame viewer with the actions drawn over the frames.
+type explorerDetail struct {
+	x   *Workspace
+	ep  *episode.Episode
+	row episode.Row
+	// gen counts the episodes opened; work for an earlier one is dropped.
+	gen     atomic.Int64
+	title   *widget.Label
+	text    *widget.RichText
+	viewer  *widgets.FrameViewer
+	thumbs  *widget.GridWrap
+	demoBtn *widget.Button
+	content fyne.CanvasObject
+
+	mu     sync.Mutex
+	images map[int]image.Image // thumbnails by step, of the episode on show
+}
+
+func newExplorerDetail(x *Workspace) *explorerDetail {
+	d := &explorerDetail{x: x, images: map[int]image.Image{}}
+	d.title = widget.NewLabelWithStyle("Select an episode to see its steps.", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.title.Wrapping = fyne.TextWrapWord
+	d.text = widget.NewRichText()
+	d.text.Wrapping = fyne.TextWrapWord
+	d.viewer = widgets.NewFrameViewer()
+	d.viewer.SetRun(x.host.Go)
+	d.viewer.OnStep(func(i int) {
+		d.thumbs.Select(i)
+		d.thumbs.ScrollTo(i)
+	})
+	d.thumbs = widget.NewGridWrap(
+		func() int {
+			if d.ep == nil {
+				return 0
+			}
+			return len(d.ep.Steps)
+		},
+		func() fyne.CanvasObject {
+			img := canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+			img.FillMode = canvas.ImageFillContain
+			img.SetMinSize(fyne.NewSize(52, thumbHeight))
+			l := widget.NewLabel("00 long_press")
+			l.Truncation = fyne.TextTruncateEllipsis
+			l.SizeName = theme.SizeNameCaptionText
+			return container.NewBorder(nil, l, nil, nil, img)
+		},
+		func(i widget.GridWrapItemID, o fyne.CanvasObject) {
+			c := o.(*fyne.Container)
+			img := c.Objects[0].(*canvas.Image)
+			l := c.Objects[1].(*widget.Label)
+			if d.ep == nil || i >= len(d.ep.Steps) {
+				return
+			}
+			l.SetText(fmt.Sprintf("%d %s", i+1, d.ep.Steps[i].Action.Kind))
+			d.mu.Lock()
+			th, ok := d.images[i]
+			d.mu.Unlock()
+			if !ok {
+				th = image.NewRGBA(image.Rect(0, 0, 1, 1))
+			}
+			if img.Image != th {
+				img.Image = th
+				img.Refresh()
+			}
+		},
+	)
+	d.thumbs.OnSelected = func(i widget.GridWrapItemID) {
+		if i != d.viewer.Index() {
+			d.viewer.Seek(i)
+		}
+	}
+	d.demoBtn = widget.NewButtonWithIcon("Open in Demonstrations", theme.MediaVideoIcon(), d.openInDemonstrations)
+	d.demoBtn.Hide()
+	// The task and instruction scroll in a band of about four lines, so that a long instruction
+	// does not squeeze the frame on a small window.
+	band := canvas.NewRectangle(color.Transparent)
+	band.SetMinSize(fyne.NewSize(0, 4*theme.TextSize()+2*theme.Padding()))
+	text := container.NewStack(band, container.NewVScroll(d.text))
+	head := container.NewVBox(container.NewBorder(nil, nil, nil, d.demoBtn, d.title), text)
+	split := container.NewVSplit(d.viewer, d.thumbs)
+	split.Offset = 0.78
+	d.content = container.NewBorder(head, nil, nil, nil, split)
+	return d
+}
+
+// open loads an episode off the UI goroutine and shows it.
+func (d *explorerDetail) open(r episode.Row) {
+	gen, st := d.gen.Add(1), d.x.st
+	d.row = r
+	d.title.SetText(fmt.Sprintf("Loading %s/%s…", r.Source, r.ExternalID))
+	var e *episode.Episode
+	var err error
+	workspace.Run(d.x.host, nil, func(context.Context) {
+		e, err = st.Episode(context.Background(), r.ID)
+	}, func() {
+		if gen != d.gen.Load() {
+			return
+		}
+		if err != nil {
+			d.title.SetText("Cannot open the episode: " + err.Error())
+			return
+		}
+		d.show(e, r)
+	})
+}
+
+func (d *explorerDetail) show(e *episode.Episode, r episode.Row) {
+	d.ep = e
+	d.mu.Lock()
+	d.images = map[int]image.Image{}
+	d.mu.Unlock()
+	var facts []string
+	for _, f := range []string{episode.FacetCategory, episode.FacetDevice, episode.FacetApp} {
+		if vs := e.Facets[f]; len(vs) > 0 {
+			facts = append(facts, strings.Join(vs, ", "))
+		}
+	}
+	facts = append(facts, widgets.Plural(len(e.Steps), "step"))
+	if rw := e.TotalReward(); rw != 0 {
+		facts = append(facts, fmt.Sprintf("reward %.3g", rw))
+	}
+	d.title.SetText(fmt.Sprintf("%s/%s · %s", e.Source, e.ExternalID, strings.Join(facts, " · ")))
+	var segs []widget.RichTextSegment
+	addText := func(label, plain, marked string) {
+		if plain == "" {
+			return
+		}
+		segs = append(segs, &widget.TextSegment{Text: label + ": ", Style: widget.RichTextStyle{Inline: true, TextStyle: fyne.TextStyle{Bold: true}}})
+		if marked == "" {
+			marked = plain
+		}
+		segs = append(segs, markedSegments(marked, true)...)
+		segs = append(segs, &widget.TextSegment{Text: "", Style: widget.RichTextStyleParagraph})
+	}
+	addText("Task", e.Task, r.TaskMarked)
+	if e.Instruction != e.Task {
+		addText("Instruction", e.Instruction, r.InstructionMarked)
+	}
+	d.text.Segments = segs
+	d.text.Refresh()
+	d.demoBtn.Hidden = !d.canOpenInDemonstrations()
+	d.demoBtn.Refresh()
+	d.viewer.SetEpisode(e, d.x.frames.fitted)
+	d.thumbs.UnselectAll()
+	d.thumbs.Refresh()
+	d.thumbs.ScrollToTop()
+	d.makeThumbnails(e)
+}
+
+// makeThumbnails decodes and scales down every frame in the background, refreshing the strip
+// as they come.
+func (d *explorerDetail) makeThumbnails(e *episode.Episode) {
+	gen := d.gen.Load()
+	d.x.host.Go(func() {
+		for i := range e.Steps {
+			if gen != d.gen.Load() {
+				return
+			}
+			img, err := d.x.frames.load(&e.Steps[i])
+			if err != nil {
+				continue
+			}
+			th := thumbnail(img, thumbHeight)
+			d.mu.Lock()
+			if gen == d.gen.Load() {
+				d.images[i] = th
+			}
+			d.mu.Unlock()
+			if i%6 == 5 || i == len(e.Steps)-1 {
+				fyne.Do(func() {
+					if gen == d.gen.Load() {
+						d.thumbs.Refresh()
+					}
+				})
+			}
+		}
+	})
+}
+
+// frameMaxSide bounds the frames the viewers keep: a phone screenshot (1080x2400, 10 MB
+// decoded) is drawn a few hundred pixels tall, and the viewer keeps dozens of frames.
+const frameMaxSide = 1200
+
+// fitFrame scales img down so that its longer side is at most n pixels.
+func fitFrame(img image.Image, n int) image.Image {
+	b := img.Bounds()
+	if b.Dx() <= n && b.Dy() <= n {
+		return img
+	}
+	w, h := n, max(1, b.Dy()*n/b.Dx())
+	if b.Dy() > b.Dx() {
+		w, h = max(1, b.Dx()*n/b.Dy()), n
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+	return dst
+}
+
+// thumbnail scales img to height h (keeping its aspect ratio).
+func thumbnail(img image.Image, h int) image.Image {
+	b := img.Bounds()
+	if b.Dy() <= h {
+		return img
+	}
+	w := max(1, b.Dx()*h/b.Dy())
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+	return dst
+}
+
+// frameSource reads the Explorer's frames: from the store, a screenshot file or a member of a
+// zipped screenshot archive (GUI Odyssey's references). The archives stay open while frames are
+// being read and are closed after a while without reads: the index of a full-size dataset's
+// archive (129k members) takes about 40 MB, and browsing the table needs no frame.
+type frameSource struct {
+	shots *odyssey.Screenshots
+	idle  time.Duration
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+func newFrameSource(idle time.Duration) *frameSource {
+	return &frameSource{shots: odyssey.NewScreenshots(2), idle: idle}
+}
+
+// load decodes a step's frame at its own size.
+func (f *frameSource) load(step *episode.Step) (image.Image, error) {
+	data := step.Observation
+	if len(data) == 0 {
+		if step.ObservationRef == "" {
+			return nil, fmt.Errorf("step %d has no frame", step.Index+1)
+		}
+		f.touch()
+		r, err := f.shots.Open(step.ObservationRef)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", step.Index+1, err)
+		}
+		data, err = io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", step.Index+1, err)
+		}
+	}
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("step %d frame: %w", step.Index+1, err)
+	}
+	return img, nil
+}
+
+// fitted is the viewers' frame loader: the step's frame, scaled down to frameMaxSide.
+func (f *frameSource) fitted(step *episode.Step) (image.Image, error) {
+	img, err := f.load(step)
+	if err != nil {
+		return nil, err
+	}
+	return fitFrame(img, frameMaxSide), nil
+}
+
+// touch restarts the idle countdown after which the archives are closed (a later read opens
+// them again).
+func (f *frameSource) touch() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.timer == nil {
+		f.timer = time.AfterFunc(f.idle, func() { f.shots.Close() })
+		return
+	}
+	f.timer.Reset(f.idle)
+}
+
+// close lets the archives go now.
+func (f *frameSource) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.timer != nil {
+		f.timer.Stop()
+	}
+	f.shots.Close()
+}
+
+// pickleSource is the annotation file and trajectory a Mobile-Env episode came from.
+func pickleSource(e *episode.Episode) (path string, traj int, ok bool) {
+	if e == nil || e.Source != episode.SourceMobileEnv {
+		return "", 0, false
+	}
+	path, _ = e.Metadata["file"].(string)
+	// The external id ends in the trajectory's index in the file as saved ("demo.pkl#3"); the
+	// metadata's index counts the trajectories shown when it was imported, which differs when
+	// some were removed in the editor before importing.
+	if i := strings.LastIndexByte(e.ExternalID, '#'); i >= 0 {
+		if n, err := strconv.Atoi(e.ExternalID[i+1:]); err == nil {
+			return path, n, path != ""
+		}
+	}
+	switch t := e.Metadata["trajectory"].(type) {
+	case float64:
+		traj = int(t)
+	case int:
+		traj = t
+	default:
+		return "", 0, false
+	}
+	return path, traj, path != ""
+}
+
+func (d *explorerDetail) canOpenInDemonstrations() bool {
+	_, _, ok := pickleSource(d.ep)
+	return ok
+}
+
+// openInDemonstrations opens the episode's source pickle in the Demonstrations editor at its
+// trajectory.
+func (d *explorerDetail) openInDemonstrations() {
+	path, traj, ok := pickleSource(d.ep)
+	if !ok {
+		return
+	}
+	// the Demonstrations workspace asks about its own unsaved edits first
+	if err := d.x.host.OpenFile(path, traj); err != nil {
+		workspace.Errorf(d.x.host.Window(), "cannot open %s: %w", path, err)
+	}
+}

@@ -1,0 +1,181 @@
+package explorer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// runJob runs long work of the Explorer (an import, an export, scoring) behind a progress
+// dialog with Cancel; work returns the message shown when it succeeds, and done, when set,
+// runs on the UI goroutine afterwards whatever the outcome.
+func (x *Workspace) runJob(title string, work func(ctx context.Context, report workspace.Progress) (string, error), done func(msg string, err error)) *workspace.Task {
+	return workspace.StartWithProgress(x.host, title, work, func(msg string, err error) {
+		if err == nil && msg != "" {
+			widgets.ShowMessage(title, msg, x.host.Window())
+		}
+		if done != nil {
+			done(msg, err)
+		}
+	})
+}
+
+// importDialog asks for a GUI Odyssey folder and imports it.
+func (x *Workspace) importDialog() {
+	if x.host.Window() == nil {
+		return
+	}
+	dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+		if err != nil || l == nil {
+			return
+		}
+		x.importFolder(l.Path())
+	}, x.host.Window())
+}
+
+var firstZipPart = regexp.MustCompile(`(?i)\.zip\.0*[01]$`)
+
+// odysseyDropTarget is the dataset folder to import when path is dropped on the window: a
+// folder itself, or the folder holding a dropped zip archive (zipped annotations or
+// screenshots, or the first part of a split archive), which the importer finds there.
+func odysseyDropTarget(path string) (string, bool) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "", false
+	case st.IsDir():
+		return path, true
+	case strings.HasSuffix(strings.ToLower(path), ".zip") || firstZipPart.MatchString(path):
+		return filepath.Dir(path), true
+	}
+	return "", false
+}
+
+// Opens reports whether path is a GUI Odyssey dataset to import: a folder, or a zip archive
+// in one (zipped annotations or screenshots, or the first part of a split archive).
+func (x *Workspace) Opens(path string) bool {
+	_, ok := odysseyDropTarget(path)
+	return ok
+}
+
+// Open imports the dataset path belongs to, with the progress dialog and Cancel (a folder or
+// zip dropped on the window).
+func (x *Workspace) Open(path string, _ int) error {
+	dir, ok := odysseyDropTarget(path)
+	if !ok {
+		return fmt.Errorf("%s is not a GUI Odyssey dataset folder", path)
+	}
+	if x.st == nil {
+		return fmt.Errorf("%s: no store is open to import the dataset into", dir)
+	}
+	x.tabs.SelectIndex(0)
+	x.importFolder(dir)
+	return nil
+}
+
+// importFolder imports a GUI Odyssey dataset folder with a progress dialog.
+func (x *Workspace) importFolder(dir string) *workspace.Task {
+	st := x.st
+	return x.runJob("Import "+filepath.Base(dir), func(ctx context.Context, report func(float64, string)) (string, error) {
+		summary, warnings, err := st.ImportOdysseyFolder(ctx, dir, func(phase string, done, total int) {
+			frac := -1.0
+			text := phase + "…"
+			if total > 0 {
+				frac = float64(done) / float64(total)
+				text = fmt.Sprintf("%s: %d of %d", phase, done, total)
+			}
+			report(frac, text)
+		})
+		if err != nil {
+			return "", err
+		}
+		if len(warnings) > 0 {
+			summary += fmt.Sprintf("\n\n%s:\n%s", widgets.Plural(len(warnings), "warning"), strings.Join(warnings, "\n"))
+		}
+		return summary, nil
+	}, func(string, error) { x.storeChanged() })
+}
+
+// exportFormats are the choices of "Export selection".
+var exportFormats = []struct{ label, format string }{
+	{"JSON Lines (one file, one episode a line)", odyssey.FormatJSONL},
+	{"Original per-episode JSON files (annotations/<id>.json in a folder)", odyssey.FormatJSON},
+}
+
+// exportDialog asks for a format and a destination, then exports the selection.
+func (x *Workspace) exportDialog() {
+	w := x.host.Window()
+	if w == nil {
+		return
+	}
+	labels := make([]string, len(exportFormats))
+	for i, f := range exportFormats {
+		labels[i] = f.label
+	}
+	choice := widget.NewRadioGroup(labels, nil)
+	choice.SetSelected(labels[0])
+	info := widget.NewLabel(fmt.Sprintf("Exports the GUI Odyssey episodes of the selection (%s; %s) in the original annotation format.",
+		x.filter.Describe(), widgets.Plural(x.count, "episode")))
+	info.Wrapping = fyne.TextWrapWord
+	dialog.ShowCustomConfirm("Export selection", "Choose destination…", "Cancel",
+		container.NewGridWrap(fyne.NewSize(520, 150), container.NewVBox(info, choice)), func(ok bool) {
+			if !ok {
+				return
+			}
+			format := exportFormats[0].format
+			for _, f := range exportFormats {
+				if f.label == choice.Selected {
+					format = f.format
+				}
+			}
+			if format == odyssey.FormatJSON {
+				dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+					if err == nil && l != nil {
+						x.exportTo(format, l.Path())
+					}
+				}, w)
+				return
+			}
+			d := dialog.NewFileSave(func(u fyne.URIWriteCloser, err error) {
+				if err != nil || u == nil {
+					return
+				}
+				u.Close()
+				x.exportTo(format, u.URI().Path())
+			}, w)
+			d.SetFileName("episodes.jsonl")
+			d.SetFilter(storage.NewExtensionFileFilter([]string{".jsonl"}))
+			d.Show()
+		}, w)
+}
+
+// exportTo exports the selection with a progress dialog.
+func (x *Workspace) exportTo(format, dest string) *workspace.Task {
+	st, f := x.st, x.filter
+	return x.runJob("Export selection", func(ctx context.Context, report func(float64, string)) (string, error) {
+		n, skipped, err := st.ExportSelection(ctx, f, format, dest, func(done, total int) {
+			report(float64(done)/float64(max(total, 1)), fmt.Sprintf("%d of %d episodes", done, total))
+		})
+		if err != nil {
+			return "", err
+		}
+		msg := fmt.Sprintf("Exported %s to %s.", widgets.Plural(n, "episode"), dest)
+		if skipped > 0 {
+			msg += fmt.Sprintf(" %s of other sources were left out: the GUI Odyssey formats hold GUI Odyssey episodes only.", widgets.Plural(skipped, "episode"))
+		}
+		return msg, nil
+	}, nil)
+}

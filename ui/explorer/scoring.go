@@ -1,0 +1,413 @@
+package explorer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// Scoring modes offered, with the store's names.
+var scoringModes = []struct{ label, mode string }{
+	{"Official", "official"},
+	{"Lenient (numbers even when the official evaluation aborts; not official)", "lenient"},
+	{"Strict (a test step without a prediction is wrong; not official)", "strict"},
+}
+
+// scoringMetrics are the metric choices; a split's own is the official one, the others are
+// offered for user splits (the CLI's --metric).
+var scoringMetrics = []struct {
+	label  string
+	branch odyssey.Branch
+}{
+	{"The split's metric", ""},
+	{"Per-category mean over the six categories (micro)", odyssey.BranchMicro},
+	{"Step accuracy over all steps (macro)", odyssey.BranchMacro},
+}
+
+// breakdownDims are the breakdowns, in the order shown.
+var breakdownDims = []struct{ label, dim string }{
+	{"Category", odyssey.ByCategory}, {"App", odyssey.ByApp}, {"Device", odyssey.ByDevice}, {"Action type", odyssey.ByAction},
+}
+
+// explorerScoring is the Scoring tab: pick a prediction file and a split, score it exactly as
+// the official GUI Odyssey evaluation does (AMS and success rate, labelled with the branch the
+// split implies), see breakdowns by category, app, device and action type, and walk through the
+// failing steps in the frame viewer with the predicted and the true action on the screenshot.
+type explorerScoring struct {
+	x        *Workspace
+	path     string
+	pathL    *widget.Label
+	split    *widget.Select
+	level    *widget.Select
+	metric   *widget.Select
+	mode     *widget.RadioGroup
+	runSel   *widget.Select
+	openRunB *widget.Button
+	delRunB  *widget.Button
+	scoreB   *widget.Button
+	headline *widget.Label
+	details  *widget.Label
+	dim      *widget.Select
+	table    *widget.Table
+	failList *widget.List
+	failL    *widget.Label
+	viewer   *widgets.FrameViewer
+	content  fyne.CanvasObject
+
+	kinds      map[string]string // split kinds by name
+	runs       []odyssey.SavedRun
+	result     *odyssey.Result
+	breakdowns map[string][]odyssey.Group
+	failures   []odyssey.Failure
+	groups     []odyssey.Group
+
+	mu       sync.Mutex
+	episodes map[string]*episode.Episode // failing steps' episodes, by external id
+}
+
+var breakdownColumns = []struct {
+	title string
+	width float32
+}{{"Value", 200}, {"Steps", 64}, {"Correct", 70}, {"AMS", 64}, {"Episodes", 76}, {"SR", 64}, {"Wrong action", 100}, {"Invalid", 64}}
+
+func newExplorerScoring(x *Workspace) *explorerScoring {
+	s := &explorerScoring{x: x, episodes: map[string]*episode.Episode{}}
+	s.pathL = widget.NewLabel("No prediction file chosen.")
+	s.pathL.Truncation = fyne.TextTruncateEllipsis
+	pick := widget.NewButtonWithIcon("Predictions file…", theme.FolderOpenIcon(), s.pickDialog)
+	s.split = widget.NewSelect(nil, func(string) { s.refreshMetric() })
+	s.split.PlaceHolder = "split to score against"
+	s.level = widget.NewSelect([]string{odyssey.LevelHigh, odyssey.LevelLow}, nil)
+	s.level.SetSelected(odyssey.LevelHigh)
+	var metricLabels []string
+	for _, m := range scoringMetrics {
+		metricLabels = append(metricLabels, m.label)
+	}
+	s.metric = widget.NewSelect(metricLabels, nil)
+	s.metric.SetSelected(metricLabels[0])
+	s.metric.Disable()
+	s.runSel = widget.NewSelect(nil, func(string) { s.refreshRunButtons() })
+	s.runSel.PlaceHolder = "no saved run"
+	s.openRunB = widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { s.openRun() })
+	s.delRunB = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), s.deleteRunDialog)
+	s.refreshRunButtons()
+	var labels []string
+	for _, m := range scoringModes {
+		labels = append(labels, m.label)
+	}
+	s.mode = widget.NewRadioGroup(labels, nil)
+	s.mode.SetSelected(labels[0])
+	s.scoreB = widget.NewButtonWithIcon("Score", theme.ConfirmIcon(), func() { s.score() })
+	s.scoreB.Importance = widget.HighImportance
+	s.headline = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.headline.SizeName = theme.SizeNameSubHeadingText
+	s.headline.Wrapping = fyne.TextWrapWord
+	s.details = widget.NewLabel("Choose a prediction file (the official evaluator's input: question, pred, gt, more_info) and the split it was made for.")
+	s.details.Wrapping = fyne.TextWrapWord
+
+	var dimLabels []string
+	for _, d := range breakdownDims {
+		dimLabels = append(dimLabels, d.label)
+	}
+	s.dim = widget.NewSelect(dimLabels, func(string) { s.showBreakdown() })
+	s.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(s.groups), len(breakdownColumns) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.TableCellID, o fyne.CanvasObject) { o.(*widget.Label).SetText(s.breakdownCell(id)) },
+	)
+	s.table.ShowHeaderColumn = false
+	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			o.(*widget.Label).SetText(breakdownColumns[id.Col].title)
+		}
+	}
+	for i, c := range breakdownColumns {
+		s.table.SetColumnWidth(i, c.width)
+	}
+
+	s.failL = widget.NewLabel("Failing steps")
+	s.failList = widget.NewList(
+		func() int { return len(s.failures) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			f := s.failures[i]
+			o.(*widget.Label).SetText(fmt.Sprintf("%s #%d · %s · predicted %s · true %s", f.EpisodeID, f.Step+1, f.Info, f.Pred, f.GT))
+		},
+	)
+	s.viewer = widgets.NewFrameViewer()
+	s.viewer.SetRun(x.host.Go)
+	s.failList.OnSelected = func(i widget.ListItemID) {
+		if i != s.viewer.Index() {
+			s.viewer.Seek(i)
+		}
+	}
+	s.viewer.OnStep(func(i int) {
+		s.failList.Select(i)
+		s.failList.ScrollTo(i)
+	})
+	legend := widget.NewRichText(
+		&widget.TextSegment{Text: "True action: ", Style: widget.RichTextStyle{Inline: true, TextStyle: fyne.TextStyle{Bold: true}}},
+		&widget.TextSegment{Text: "the viewer's rings and arrows in the accent colour. ", Style: widget.RichTextStyleInline},
+		&widget.TextSegment{Text: "Predicted action: ", Style: widget.RichTextStyle{Inline: true, TextStyle: fyne.TextStyle{Bold: true}}},
+		&widget.TextSegment{Text: "a red cross (and arrow for a scroll) drawn on the screenshot.", Style: widget.RichTextStyleInline},
+	)
+	legend.Wrapping = fyne.TextWrapWord
+
+	controls := container.NewVBox(
+		container.NewBorder(nil, nil, pick, nil, s.pathL),
+		container.NewBorder(nil, nil, widget.NewLabel("Split"), s.scoreB, s.split),
+		container.NewBorder(nil, nil, widget.NewLabel("Prompt level"), nil,
+			container.NewBorder(nil, nil, s.level, nil, container.NewBorder(nil, nil, widget.NewLabel("Metric"), nil, s.metric))),
+		s.mode,
+		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), container.NewHBox(s.openRunB, s.delRunB), s.runSel),
+		widget.NewSeparator(),
+		s.headline, s.details)
+	left := container.NewBorder(controls, nil, nil, nil,
+		container.NewBorder(container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), nil, s.dim), nil, nil, nil, s.table))
+	failures := container.NewVSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
+		container.NewBorder(nil, legend, nil, nil, s.viewer))
+	failures.Offset = 0.3
+	split := container.NewHSplit(left, failures)
+	split.Offset = 0.45
+	s.content = split
+	s.dim.SetSelected(dimLabels[0])
+	return s
+}
+
+// refreshSplits lists the store's splits in the split choice.
+func (s *explorerScoring) refreshSplits() {
+	st := s.x.st
+	var list []episode.SplitSummary
+	var err error
+	workspace.Run(s.x.host, nil, func(context.Context) {
+		list, err = st.SplitSummaries(context.Background())
+	}, func() {
+		if err != nil {
+			return
+		}
+		cur := s.split.Selected
+		s.split.Options = nil
+		s.kinds = map[string]string{}
+		for _, sp := range list {
+			s.split.Options = append(s.split.Options, sp.Name)
+			s.kinds[sp.Name] = sp.Kind
+		}
+		s.split.Refresh()
+		switch {
+		case cur != "":
+			s.split.SetSelected(cur)
+		case len(list) > 0:
+			s.split.SetSelected(list[0].Name)
+		}
+		s.refreshMetric()
+	})
+	s.refreshRuns(false)
+}
+
+// refreshMetric offers the metric choice for user splits; an official split's metric is fixed.
+func (s *explorerScoring) refreshMetric() {
+	if s.kinds[s.split.Selected] == episode.SplitUser {
+		s.metric.Enable()
+		return
+	}
+	s.metric.SetSelected(scoringMetrics[0].label)
+	s.metric.Disable()
+}
+
+func (s *explorerScoring) metricBranch() odyssey.Branch {
+	for _, m := range scoringMetrics {
+		if m.label == s.metric.Selected {
+			return m.branch
+		}
+	}
+	return ""
+}
+
+func (s *explorerScoring) pickDialog() {
+	w := s.x.host.Window()
+	if w == nil {
+		return
+	}
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		r.Close()
+		s.setPath(r.URI().Path())
+	}, w)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".json", ".jsonl"}))
+	d.Show()
+}
+
+func (s *explorerScoring) setPath(p string) {
+	s.path = p
+	s.pathL.SetText(p)
+	// A file named after its split (predictions_high_random_split.json) picks that split.
+	base, best := filepath.Base(p), ""
+	for _, o := range s.split.Options {
+		if strings.Contains(base, o) && len(o) > len(best) {
+			best = o
+		}
+	}
+	if best != "" {
+		s.split.SetSelected(best)
+	}
+}
+
+func (s *explorerScoring) modeName() string {
+	for _, m := range scoringModes {
+		if m.label == s.mode.Selected {
+			return m.mode
+		}
+	}
+	return "official"
+}
+
+// score runs the scoring off the UI goroutine with a progress dialog.
+func (s *explorerScoring) score() *workspace.Task {
+	if s.path == "" || s.split.Selected == "" {
+		s.details.SetText("Choose a prediction file and a split first.")
+		return nil
+	}
+	path, split, mode, st := s.path, s.split.Selected, s.modeName(), s.x.st
+	level, metric := s.level.Selected, s.metricBranch()
+	var res *odyssey.Result
+	var groups map[string][]odyssey.Group
+	var fails []odyssey.Failure
+	var notes []string
+	var scoreErr error
+	return s.x.runJob("Score "+filepath.Base(path), func(ctx context.Context, report func(float64, string)) (string, error) {
+		report(-1, fmt.Sprintf("Scoring against %s…", split))
+		res, groups, fails, notes, scoreErr = st.ScorePredictionsFile(ctx, path, split, mode, level, metric)
+		var abort *odyssey.AbortError
+		if scoreErr != nil && !errors.As(scoreErr, &abort) {
+			return "", scoreErr
+		}
+		return "", nil // the tab shows the result
+	}, func(_ string, err error) {
+		if err != nil {
+			s.headline.SetText("")
+			s.details.SetText("Cannot score: " + err.Error())
+			return
+		}
+		s.show(res, groups, fails, notes, scoreErr, split, mode)
+		s.refreshRuns(true)
+	})
+}
+
+// show puts a scored prediction set on the tab.
+func (s *explorerScoring) show(res *odyssey.Result, groups map[string][]odyssey.Group, fails []odyssey.Failure, notes []string, abortErr error, split, mode string) {
+	s.result, s.breakdowns, s.failures = res, groups, fails
+	s.mu.Lock()
+	s.episodes = map[string]*episode.Episode{}
+	s.mu.Unlock()
+	branch := res.Branch
+	label := branch.Label()
+	if branch == odyssey.BranchMicro {
+		label += " over the six categories"
+	} else {
+		label += " over all steps"
+	}
+	var d strings.Builder
+	var abort *odyssey.AbortError
+	switch {
+	case errors.As(abortErr, &abort):
+		s.headline.SetText("The official evaluation aborts")
+		fmt.Fprintf(&d, "%s\n%s\nScore again in lenient mode for non-official numbers.", abort.Exception, abort.Detail)
+	default:
+		official := "official"
+		if mode != "official" || res.Abort != nil {
+			official = "NOT official (" + mode + " mode)"
+		}
+		s.headline.SetText(fmt.Sprintf("AMS %s · SR %s", res.Info.AMS, res.Info.SR))
+		whose := "the " + split + " split's metric"
+		if branch != odyssey.BranchForSplit(split) {
+			whose = "chosen for " + split
+		}
+		fmt.Fprintf(&d, "%s (%s), %s.\n", label, whose, official)
+		fmt.Fprintf(&d, "%d samples · action type %s · text %s · %d of %d episodes fully correct",
+			res.Info.Total, res.Info.ActionType, res.Info.Text, res.EpisodesSucceeded, res.EpisodesScored)
+		if res.Abort != nil {
+			fmt.Fprintf(&d, "\nThe official evaluation would abort: %s", res.Abort.Detail)
+		}
+		for _, line := range res.PrintedCategories() {
+			d.WriteString("\n" + line)
+		}
+	}
+	for _, n := range notes {
+		d.WriteString("\n" + n)
+	}
+	s.details.SetText(d.String())
+	s.showBreakdown()
+	s.failL.SetText(fmt.Sprintf("Failing steps: %d of %d", len(fails), len(res.Samples)))
+	s.failList.UnselectAll()
+	s.failList.Refresh()
+	ep := &episode.Episode{Source: "scoring", ExternalID: "failures"}
+	for i, f := range fails {
+		ep.Steps = append(ep.Steps, episode.Step{Index: i, Action: f.GTAction,
+			Instruction: fmt.Sprintf("%s step %d · %s · predicted %q · true %q", f.EpisodeID, f.Step+1, f.Info, f.Pred, f.GT)})
+	}
+	s.viewer.SetEpisode(ep, s.failureFrames(fails))
+}
+
+func (s *explorerScoring) showBreakdown() {
+	s.groups = nil
+	for _, d := range breakdownDims {
+		if d.label == s.dim.Selected {
+			s.groups = s.breakdowns[d.dim]
+		}
+	}
+	s.table.Refresh()
+}
+
+func (s *explorerScoring) breakdownCell(id widget.TableCellID) string {
+	if id.Row >= len(s.groups) {
+		return ""
+	}
+	g := s.groups[id.Row]
+	switch id.Col {
+	case 0:
+		if g.Value == "" {
+			return "(unknown)"
+		}
+		return g.Value
+	case 1:
+		return fmt.Sprint(g.Steps)
+	case 2:
+		return fmt.Sprint(g.Correct)
+	case 3:
+		return fmt.Sprintf("%.2f", g.AMS)
+	case 4:
+		return fmt.Sprint(g.Episodes)
+	case 5:
+		return g.SR.String()
+	case 6:
+		return fmt.Sprint(g.ActionFail)
+	case 7:
+		return fmt.Sprint(g.Invalid)
+	}
+	return ""
+}

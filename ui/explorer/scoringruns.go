@@ -1,0 +1,127 @@
+package explorer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"fyne.io/fyne/v2/dialog"
+
+	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// Saved scoring runs: listed by split and file, reopened with their own split and file, deleted.
+
+// runLabel names a saved run in the list: number, model, setting, mode, numbers, time.
+func runLabel(r odyssey.SavedRun) string {
+	var info struct{ AMS, SR json.Number }
+	json.Unmarshal(r.Info, &info)
+	name := r.Name
+	if name == "" {
+		name = filepath.Base(r.PredictionsPath)
+	}
+	return fmt.Sprintf("#%d %s · %s · %s · AMS %s SR %s · %s", r.ID, name, odyssey.DatasetName(r.Level, r.Split), r.Mode,
+		info.AMS, info.SR, r.CreatedAt.Local().Format("2006-01-02 15:04"))
+}
+
+// refreshRuns lists the saved runs, newest first, keeping the one selected (or selecting the
+// newest: the run just scored).
+func (s *explorerScoring) refreshRuns(newest bool) {
+	st := s.x.st
+	var runs []odyssey.SavedRun
+	var err error
+	workspace.Run(s.x.host, nil, func(context.Context) {
+		runs, err = st.SavedOdysseyRuns(context.Background())
+	}, func() {
+		if err != nil {
+			s.details.SetText("Cannot list the saved runs: " + err.Error())
+			return
+		}
+		s.runs = runs
+		cur := s.runSel.Selected
+		s.runSel.Options = nil
+		for _, r := range runs {
+			s.runSel.Options = append(s.runSel.Options, runLabel(r))
+		}
+		s.runSel.ClearSelected()
+		for _, o := range s.runSel.Options {
+			if o == cur && !newest {
+				s.runSel.SetSelected(o)
+			}
+		}
+		if s.runSel.Selected == "" && len(runs) > 0 {
+			s.runSel.SetSelected(s.runSel.Options[0])
+		}
+		s.runSel.Refresh()
+		s.refreshRunButtons()
+	})
+}
+
+func (s *explorerScoring) selectedRun() (odyssey.SavedRun, bool) {
+	i := s.runSel.SelectedIndex()
+	if i < 0 || i >= len(s.runs) {
+		return odyssey.SavedRun{}, false
+	}
+	return s.runs[i], true
+}
+
+func (s *explorerScoring) refreshRunButtons() {
+	if _, ok := s.selectedRun(); ok {
+		s.openRunB.Enable()
+		s.delRunB.Enable()
+	} else {
+		s.openRunB.Disable()
+		s.delRunB.Disable()
+	}
+}
+
+// openRun shows the selected saved run again: its numbers, breakdowns and failing steps.
+func (s *explorerScoring) openRun() {
+	run, ok := s.selectedRun()
+	if !ok {
+		return
+	}
+	st := s.x.st
+	var res *odyssey.Result
+	var groups map[string][]odyssey.Group
+	var fails []odyssey.Failure
+	var err error
+	workspace.Run(s.x.host, nil, func(context.Context) {
+		res, groups, fails, run, err = st.OpenSavedRun(context.Background(), run.ID)
+	}, func() {
+		if err != nil {
+			s.headline.SetText("")
+			s.details.SetText("Cannot open the run: " + err.Error())
+			return
+		}
+		note := fmt.Sprintf("Saved run #%d: %s scored %s.", run.ID, run.PredictionsPath, run.CreatedAt.Local().Format("2006-01-02 15:04"))
+		s.show(res, groups, fails, []string{note}, nil, run.Split, run.Mode)
+	})
+}
+
+// deleteRunDialog asks before deleting the selected saved run.
+func (s *explorerScoring) deleteRunDialog() {
+	run, ok := s.selectedRun()
+	if !ok {
+		return
+	}
+	if s.x.host.Window() == nil {
+		s.deleteRun(run.ID)
+		return
+	}
+	dialog.ShowConfirm("Delete saved run", fmt.Sprintf("Delete %s? The prediction file is not touched.", runLabel(run)),
+		func(yes bool) {
+			if yes {
+				s.deleteRun(run.ID)
+			}
+		}, s.x.host.Window())
+}
+
+func (s *explorerScoring) deleteRun(id int64) {
+	if err := s.x.st.DeleteOdysseyRun(context.Background(), id); err != nil {
+		s.details.SetText("Cannot delete the run: " + err.Error())
+	}
+	s.refreshRuns(false)
+}

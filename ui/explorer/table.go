@@ -1,0 +1,324 @@
+package explorer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// The listing: a virtualised table whose rows are read a page at a time, off the UI goroutine,
+// as they scroll into view; search matches marked; columns sorted by the store's indexes.
+
+type explorerColumn struct {
+	title string
+	width float32
+	sort  episode.SortKey
+	// sortable columns are ordered by an index of the store
+	sortable bool
+}
+
+var explorerColumns = []explorerColumn{
+	{"ID", 64, episode.SortID, true},
+	{"Source", 92, episode.SortSource, true},
+	{"Episode", 150, episode.SortEpisode, true},
+	{"Task", 300, episode.SortTask, true},
+	{"Category", 150, 0, false},
+	{"Device", 110, 0, false},
+	{"Apps", 150, 0, false},
+	{"Steps", 72, episode.SortSteps, true},
+	{"Reward", 80, episode.SortReward, true},
+	{"Stored", 140, episode.SortCreated, true},
+}
+
+const ( // columns
+	colID = iota
+	colSource
+	colEpisode
+	colTask
+	colCategory
+	colDevice
+	colApps
+	colSteps
+	colReward
+	colStored
+)
+
+func (x *Workspace) buildTable() {
+	x.table = widget.NewTableWithHeaders(
+		func() (int, int) { return x.count, len(explorerColumns) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			rt := widget.NewRichText()
+			rt.Truncation = fyne.TextTruncateEllipsis
+			rt.Hide()
+			return container.NewStack(l, rt)
+		},
+		func(id widget.TableCellID, o fyne.CanvasObject) { x.updateCell(id, o.(*fyne.Container)) },
+	)
+	x.table.ShowHeaderColumn = false
+	x.table.CreateHeader = func() fyne.CanvasObject {
+		b := widget.NewButton("", nil)
+		b.Importance = widget.LowImportance
+		b.Alignment = widget.ButtonAlignLeading
+		return b
+	}
+	x.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		b := o.(*widget.Button)
+		if id.Col < 0 {
+			return
+		}
+		c := explorerColumns[id.Col]
+		b.SetText(c.title + x.sortMark(c))
+		b.OnTapped = nil
+		if c.sortable {
+			b.OnTapped = func() { x.sortBy(c.sort) }
+		}
+	}
+	for i, c := range explorerColumns {
+		x.table.SetColumnWidth(i, c.width)
+	}
+	x.table.OnSelected = func(id widget.TableCellID) {
+		if r, ok := x.row(id.Row); ok {
+			x.detail.open(r)
+		}
+	}
+}
+
+func (x *Workspace) sortMark(c explorerColumn) string {
+	if !c.sortable || c.sort != x.sort.Key || (x.sort.Key == episode.SortRelevance) {
+		return ""
+	}
+	if x.sort.Desc {
+		return " ▼"
+	}
+	return " ▲"
+}
+
+// sortBy orders the listing by a column; a second tap on the same column reverses it.
+func (x *Workspace) sortBy(k episode.SortKey) {
+	if x.sort.Key == k {
+		x.sort.Desc = !x.sort.Desc
+	} else {
+		x.sort = episode.Sort{Key: k, Desc: k == episode.SortSteps || k == episode.SortReward || k == episode.SortCreated}
+	}
+	x.savePrefs()
+	x.reload()
+}
+
+func (x *Workspace) updateCell(id widget.TableCellID, c *fyne.Container) {
+	l := c.Objects[0].(*widget.Label)
+	rt := c.Objects[1].(*widget.RichText)
+	r, ok := x.row(id.Row)
+	if !ok {
+		l.SetText("…")
+		l.Show()
+		rt.Hide()
+		return
+	}
+	if id.Col == colTask && r.TaskMarked != "" {
+		rt.Segments = markedSegments(r.TaskMarked, false)
+		rt.Refresh()
+		rt.Show()
+		l.Hide()
+		return
+	}
+	rt.Hide()
+	l.Show()
+	l.SetText(explorerCell(r, id.Col))
+}
+
+func explorerCell(r episode.Row, col int) string {
+	switch col {
+	case colID:
+		return strconv.FormatInt(r.ID, 10)
+	case colSource:
+		return r.Source
+	case colEpisode:
+		return r.ExternalID
+	case colTask:
+		if r.Task == "" {
+			return r.Instruction
+		}
+		return r.Task
+	case colCategory:
+		return strings.Join(r.Facets[episode.FacetCategory], ", ")
+	case colDevice:
+		return strings.Join(r.Facets[episode.FacetDevice], ", ")
+	case colApps:
+		return strings.Join(r.Facets[episode.FacetApp], ", ")
+	case colSteps:
+		return strconv.Itoa(r.NumSteps)
+	case colReward:
+		return strconv.FormatFloat(r.TotalReward, 'g', 4, 64)
+	case colStored:
+		return r.CreatedAt.Local().Format("2006-01-02 15:04")
+	}
+	return ""
+}
+
+// markedSegments turns text marked by the store into rich-text segments with the matches in
+// bold primary colour.
+func markedSegments(marked string, wrap bool) []widget.RichTextSegment {
+	var segs []widget.RichTextSegment
+	for _, sp := range episode.SplitMarked(marked) {
+		seg := &widget.TextSegment{Text: sp.Text, Style: widget.RichTextStyleInline}
+		if sp.Match {
+			seg.Style.ColorName = theme.ColorNamePrimary
+			seg.Style.TextStyle = fyne.TextStyle{Bold: true}
+		}
+		segs = append(segs, seg)
+	}
+	if len(segs) == 0 {
+		segs = append(segs, &widget.TextSegment{Text: "", Style: widget.RichTextStyleInline})
+	}
+	return segs
+}
+
+// row returns a table row, asking for its page when it is not loaded (the cell shows "…"
+// until the page arrives).
+func (x *Workspace) row(r int) (episode.Row, bool) {
+	page := r / explorerPage
+	if rows, ok := x.pages[page]; ok {
+		x.touch(page)
+		if i := r - page*explorerPage; i < len(rows) {
+			return rows[i], true
+		}
+		return episode.Row{}, false
+	}
+	x.loadPage(page)
+	if rows, ok := x.pages[page]; ok { // read at once
+		if i := r - page*explorerPage; i < len(rows) {
+			return rows[i], true
+		}
+	}
+	return episode.Row{}, false
+}
+
+func (x *Workspace) touch(page int) {
+	for i, p := range x.order {
+		if p == page {
+			x.order = append(x.order[:i], x.order[i+1:]...)
+			break
+		}
+	}
+	x.order = append(x.order, page)
+}
+
+// listingOrder reads the ids of a listing once, for the page loads of one filter and sort
+// (which run on several goroutines).
+type listingOrder struct {
+	mu  sync.Mutex
+	ids []int64
+	err error
+	got bool
+}
+
+func (o *listingOrder) get(st Store, f episode.Filter, srt episode.Sort) ([]int64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.got {
+		o.ids, o.err = st.ExplorerOrder(context.Background(), f, srt)
+		o.got = true
+	}
+	return o.ids, o.err
+}
+
+// loadPage reads a page of the listing off the UI goroutine. The first page is read on its own
+// (a filter change shows it at once); any other page comes from the listing's ids, read once.
+func (x *Workspace) loadPage(page int) {
+	if x.loading[page] || page*explorerPage >= x.count {
+		return
+	}
+	x.loading[page] = true
+	gen, f, srt, st, listing := x.gen, x.filter, x.sort, x.st, x.listing
+	var rows []episode.Row
+	var err error
+	returned := false // a page read at once is drawn by the table update that asked for it
+	workspace.Run(x.host, nil, func(context.Context) {
+		if page == 0 {
+			rows, err = st.ExplorerPage(context.Background(), f, srt, 0, explorerPage)
+			return
+		}
+		var ids []int64
+		if ids, err = listing.get(st, f, srt); err == nil {
+			from := min(page*explorerPage, len(ids))
+			rows, err = st.ExplorerRows(context.Background(), ids[from:min(from+explorerPage, len(ids))], f.Text)
+		}
+	}, func() {
+		if gen != x.gen {
+			return
+		}
+		delete(x.loading, page)
+		if err != nil {
+			x.status.SetText("Cannot read the store: " + err.Error())
+			return
+		}
+		x.pages[page] = rows
+		x.touch(page)
+		for len(x.order) > explorerKeepPages {
+			delete(x.pages, x.order[0])
+			x.order = x.order[1:]
+		}
+		if returned {
+			x.table.Refresh()
+		}
+	})
+	returned = true
+}
+
+// reload counts the selection and shows it from the top.
+func (x *Workspace) reload() {
+	x.gen++
+	gen, f, st := x.gen, x.filter, x.st
+	x.pages, x.loading, x.order, x.listing = map[int][]episode.Row{}, map[int]bool{}, nil, &listingOrder{}
+	x.status.SetText("Counting…")
+	var n int
+	var err error
+	start := time.Now()
+	workspace.Run(x.host, nil, func(context.Context) {
+		n, err = st.ExplorerCount(context.Background(), f)
+	}, func() {
+		if gen != x.gen {
+			return
+		}
+		if err != nil {
+			x.count = 0
+			x.status.SetText("Cannot read the store: " + err.Error())
+			x.table.Refresh()
+			return
+		}
+		x.count = n
+		took := time.Since(start)
+		switch {
+		case f.IsZero() && n == 0:
+			x.status.SetText("The store holds no episode yet: import a GUI Odyssey folder (above), record in Gridworld, or import a pickle in Demonstrations.")
+		case f.IsZero():
+			x.status.SetText(fmt.Sprintf("%s in the store", widgets.Plural(n, "episode")))
+		default:
+			order := ""
+			if x.sort.Key == episode.SortRelevance {
+				order = ", best matches first (tap a column to sort by it)"
+			}
+			x.status.SetText(fmt.Sprintf("%s match (%s)%s · %d ms", widgets.Plural(n, "episode"), f.Describe(), order, took.Milliseconds()))
+		}
+		x.table.UnselectAll()
+		x.table.ScrollToTop()
+		x.table.Refresh()
+		if x.stats != nil && x.tabs != nil && x.tabs.SelectedIndex() == 1 {
+			x.stats.refreshIfStale()
+		}
+	})
+}

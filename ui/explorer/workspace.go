@@ -1,0 +1,173 @@
+package explorer
+
+import (
+	"context"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// explorerPage is the number of rows read at once (four screens or so: small pages keep each
+// read within a few milliseconds); explorerKeepPages bounds the pages kept, so scrolling
+// through 100k episodes holds a couple of thousand rows at most.
+const (
+	explorerPage      = 100
+	explorerKeepPages = 20
+)
+
+// Preference keys of the Explorer.
+const (
+	prefExplorerFilter = "explorer.filter"
+	prefExplorerSort   = "explorer.sort"
+	prefExplorerTab    = "explorer.tab"
+)
+
+// Workspace is the Explorer workspace: every episode in the store, whatever its source, in a
+// virtualised table (rows are read a page at a time, off the UI goroutine, as they scroll into
+// view) with filters, full-text search and sortable columns; the selected episode's steps and
+// frames; statistics of the selection; splits; and scoring of model predictions.
+type Workspace struct {
+	host workspace.Host
+	st   Store
+	root fyne.CanvasObject
+
+	filter episode.Filter
+	sort   episode.Sort
+	count  int
+	// gen counts filter and sort changes; results of an older generation are dropped.
+	gen     int
+	pages   map[int][]episode.Row
+	loading map[int]bool
+	// listing is the ids of the listing in order, read once for the filter and sort on show
+	// when the table first needs a page after the first one; later pages are read by id.
+	listing *listingOrder
+	order   []int // pages by last use, for eviction
+	// statsGen is the generation the statistics tab shows.
+	statsGen int
+
+	search   *widget.Entry
+	source   *widget.Select
+	split    *widget.Select
+	facets   map[string]*widget.Select
+	minSteps *widget.Entry
+	maxSteps *widget.Entry
+	status   *widget.Label
+	table    *widget.Table
+	tabs     *container.AppTabs
+	detail   *explorerDetail
+	stats    *explorerStats
+	splits   *explorerSplits
+	scoring  *explorerScoring
+
+	// frames reads the frames of the episode and scoring viewers.
+	frames *frameSource
+
+	splitOptions []splitOption
+	searchTimer  *time.Timer
+	// quiet is set while the filter widgets are being filled from the filter, so their
+	// change callbacks do not re-apply it.
+	quiet bool
+}
+
+var explorerFacets = []struct {
+	facet string
+	any   string
+}{
+	{episode.FacetCategory, "Any category"},
+	{episode.FacetApp, "Any app"},
+	{episode.FacetDevice, "Any device"},
+	{episode.FacetAction, "Any action"},
+}
+
+// New builds the workspace on st (nil: none is open, and the workspace says so).
+func New(h workspace.Host, st Store) *Workspace {
+	x := &Workspace{host: h, st: st, pages: map[int][]episode.Row{}, loading: map[int]bool{},
+		facets: map[string]*widget.Select{}, status: widget.NewLabel(""), frames: newFrameSource(time.Minute)}
+	if st == nil {
+		l := widget.NewLabel("No store is open. Open or create one in Settings to explore its episodes.")
+		l.Wrapping = fyne.TextWrapWord
+		x.root = container.NewVBox(l)
+		return x
+	}
+	x.loadPrefs()
+	x.detail = newExplorerDetail(x)
+	x.buildTable()
+	x.buildFilters()
+	x.stats = newExplorerStats(x)
+	x.splits = newExplorerSplits(x)
+	x.scoring = newExplorerScoring(x)
+	// Refresh the planner's statistics once the workspace opens (cheap when nothing changed).
+	h.Go(func() { st.OptimizeQueries(context.Background()) })
+	x.reload()
+	x.root = x.content()
+	return x
+}
+
+// Content implements workspace.Workspace.
+func (x *Workspace) Content() fyne.CanvasObject { return x.root }
+
+// Close implements workspace.Workspace: the frame source's archives are let go.
+func (x *Workspace) Close() {
+	if x.frames != nil {
+		x.frames.close()
+	}
+}
+
+func (x *Workspace) content() fyne.CanvasObject {
+	importB := widget.NewButtonWithIcon("Import GUI Odyssey folder…", theme.DownloadIcon(), x.importDialog)
+	exportB := widget.NewButtonWithIcon("Export selection…", theme.UploadIcon(), x.exportDialog)
+	clear := widget.NewButtonWithIcon("Clear filters", theme.ContentClearIcon(), func() { x.setFilter(episode.Filter{}) })
+	row1 := container.NewBorder(nil, nil, nil, container.NewHBox(clear, importB, exportB), x.search)
+	steps := container.NewHBox(widget.NewLabel("Steps"), widgets.Sized(x.minSteps, 64), widget.NewLabel("to"), widgets.Sized(x.maxSteps, 64))
+	selects := container.NewGridWithColumns(6, x.source, x.split, x.facets[episode.FacetCategory],
+		x.facets[episode.FacetApp], x.facets[episode.FacetDevice], x.facets[episode.FacetAction])
+	row2 := container.NewBorder(nil, nil, nil, steps, selects)
+	top := container.NewVBox(row1, row2)
+
+	split := container.NewHSplit(container.NewBorder(nil, x.status, nil, nil, x.table), x.detail.content)
+	split.Offset = 0.58
+	episodes := container.NewBorder(top, nil, nil, nil, split)
+
+	x.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Episodes", theme.ListIcon(), episodes),
+		container.NewTabItemWithIcon("Statistics", theme.InfoIcon(), x.stats.content),
+		container.NewTabItemWithIcon("Splits", theme.ViewRestoreIcon(), x.splits.content),
+		container.NewTabItemWithIcon("Scoring", theme.ConfirmIcon(), x.scoring.content),
+	)
+	x.tabs.OnSelected = func(t *container.TabItem) {
+		i := x.tabs.SelectedIndex()
+		fyne.CurrentApp().Preferences().SetInt(prefExplorerTab, i)
+		switch i {
+		case 1:
+			x.stats.refreshIfStale()
+		case 2:
+			x.splits.reload()
+		case 3:
+			x.scoring.refreshSplits()
+		}
+	}
+	if i := fyne.CurrentApp().Preferences().IntWithFallback(prefExplorerTab, 0); i > 0 && i < len(x.tabs.Items) {
+		x.tabs.SelectIndex(i)
+	}
+	return x.tabs
+}
+
+// storeChanged re-reads everything after an import or a new split.
+func (x *Workspace) storeChanged() {
+	x.refreshOptions()
+	x.statsGen = -1
+	x.reload()
+	switch x.tabs.SelectedIndex() { // the other tabs read the splits when they are selected
+	case 2:
+		x.splits.reload()
+	case 3:
+		x.scoring.refreshSplits()
+	}
+}

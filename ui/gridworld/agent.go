@@ -1,0 +1,148 @@
+package gridworld
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// Agent runs: the random agent or an external one plays episodes, with a live reward chart.
+
+// chooseAgent asks which agent to run and for how many episodes.
+func (g *Workspace) chooseAgent() {
+	if g.host.Window() == nil {
+		return
+	}
+	if g.agentCancel != nil {
+		g.agentCancel()
+		return
+	}
+	cmd := widget.NewEntry()
+	cmd.SetPlaceHolder("random, or a command speaking the JSON-lines agent protocol")
+	cmd.SetText("random")
+	episodes := widget.NewEntry()
+	episodes.SetText("5")
+	maxSteps := widget.NewEntry()
+	maxSteps.SetText("300")
+	dialog.ShowForm("Run an agent", "Run", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Agent", cmd),
+		widget.NewFormItem("Episodes", episodes),
+		widget.NewFormItem("Steps per episode", maxSteps),
+	}, func(ok bool) {
+		if !ok {
+			return
+		}
+		var n, steps int
+		if _, err := fmt.Sscanf(episodes.Text, "%d", &n); err != nil || n < 1 {
+			dialog.ShowError(fmt.Errorf("episodes: want a number of at least 1"), g.host.Window())
+			return
+		}
+		if _, err := fmt.Sscanf(maxSteps.Text, "%d", &steps); err != nil || steps < 1 {
+			dialog.ShowError(fmt.Errorf("steps per episode: want a number of at least 1"), g.host.Window())
+			return
+		}
+		g.runAgent(strings.TrimSpace(cmd.Text), n, steps)
+	}, g.host.Window())
+}
+
+// runAgent lets an agent play n episodes in a separate environment on the current task
+// source, plotting the rewards live and storing every episode.
+func (g *Workspace) runAgent(command string, n, maxSteps int) error {
+	cfg := g.config()
+	cfg.MaxSteps = maxSteps
+	env, err := gridworld.New(cfg)
+	if err != nil {
+		return err
+	}
+	env.SetTaskSource(g.source)
+	var agent gridworld.Agent
+	if command == "random" {
+		agent = gridworld.NewRandomAgent(env, cfg.Seed)
+	} else {
+		pa, err := gridworld.StartProcessAgent(command, env, nil, 30*time.Second)
+		if err != nil {
+			g.setStatus(err.Error())
+			return err
+		}
+		agent = pa
+	}
+	g.chart.Show()
+	g.chartNote.Show()
+	var totals, curve []float64
+	st := g.store
+	chart := func() image.Image {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return widgets.RewardChart(totals, curve, 440, 240)
+	}
+	show := func(img image.Image, note string) {
+		g.chart.Image = img
+		g.chart.Refresh()
+		g.chartNote.SetText(note)
+	}
+	show(chart(), fmt.Sprintf("Agent %q: starting…", command))
+	update := func(note string) { // from the run's goroutine
+		img := chart()
+		fyne.Do(func() { show(img, note) })
+	}
+	var stored int
+	running := true
+	task := workspace.Start(g.host, nil, func(ctx context.Context) (string, error) {
+		defer agent.Close()
+		prefix := gridworld.UniqueID("agent")
+		_, err := gridworld.RunEpisodes(ctx, env, agent, gridworld.RunOptions{
+			Episodes: n, TaskName: g.taskName, Agent: command, IDPrefix: prefix,
+			OnStep: func(ep, step int, r, cum float64) {
+				g.mu.Lock()
+				curve = append(curve, cum)
+				g.mu.Unlock()
+				if step%25 == 0 {
+					update(fmt.Sprintf("Episode %d/%d, step %d, reward %.2f", ep+1, n, step, cum))
+				}
+			},
+			OnEpisode: func(r gridworld.EpisodeResult) error {
+				g.mu.Lock()
+				totals = append(totals, r.Reward)
+				curve = curve[:0]
+				g.mu.Unlock()
+				if st != nil {
+					if err := st.SaveEpisode(ctx, r.Episode); err != nil {
+						return err
+					}
+					stored++
+				}
+				update(fmt.Sprintf("Episode %d/%d done: reward %.2f", r.Index+1, n, r.Reward))
+				return nil
+			},
+		})
+		mean := 0.0
+		for _, t := range totals {
+			mean += t
+		}
+		if len(totals) > 0 {
+			mean /= float64(len(totals))
+		}
+		note := fmt.Sprintf("Agent %q: %d episodes, mean reward %.2f, %d stored.", command, len(totals), mean, stored)
+		if err != nil {
+			note += " Stopped: " + err.Error()
+		}
+		return note, nil
+	}, func(note string, _ error) {
+		show(chart(), note)
+		running, g.agentCancel = false, nil
+	})
+	if running { // (a synchronous run has finished already)
+		g.agentCancel = task.Stop
+	}
+	return nil
+}

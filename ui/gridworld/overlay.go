@@ -1,0 +1,94 @@
+package gridworld
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/gridworld"
+)
+
+// The overlay over the world: total reward, step, progress, instruction, inventory, and the
+// reward of each step flashed for a moment.
+
+// flash shows the step reward, green when positive and red when negative, for a moment.
+func (g *Workspace) flash(reward float64) {
+	if reward == 0 {
+		return
+	}
+	g.flashID++
+	id := g.flashID
+	g.rewardText.Text = fmt.Sprintf("%+.2f", reward)
+	g.rewardText.Color = theme.Color(theme.ColorNameSuccess)
+	if reward < 0 {
+		g.rewardText.Color = theme.Color(theme.ColorNameError)
+	}
+	g.rewardText.Refresh()
+	time.AfterFunc(900*time.Millisecond, func() {
+		fyne.Do(func() {
+			if g.flashID == id {
+				g.rewardText.Text = ""
+				g.rewardText.Refresh()
+			}
+		})
+	})
+}
+
+// overlayState is what the overlay shows, from the live env or a replay frame.
+type overlayState struct {
+	step, maxSteps, maxInt, targetSize int
+	cumulative                         float64
+	instruction                        string
+	inventory                          [gridworld.NumColors]int
+	selected                           int
+}
+
+func (g *Workspace) updateOverlay() {
+	var o overlayState
+	if g.replay != nil {
+		f := g.replay.Frames[g.frame]
+		o = overlayState{step: g.frame, maxSteps: len(g.replay.Frames) - 1, maxInt: f.MaxInt, targetSize: f.TargetSize,
+			cumulative: f.Cumulative, instruction: f.Instruction}
+	} else if g.env != nil {
+		info := g.env.Info()
+		st := g.env.State()
+		o = overlayState{step: g.env.StepCount(), maxSteps: g.env.Config().MaxSteps, maxInt: info.MaxInt,
+			targetSize: info.TargetSize, cumulative: g.cumulative, inventory: st.Inventory(), selected: st.ActiveBlock()}
+		if t := g.env.Task(); t != nil {
+			o.instruction = t.LastInstruction
+			if o.instruction == "" {
+				o.instruction = t.Chat
+			}
+			g.dialogText.SetText(t.Chat)
+		}
+	}
+	g.totalText.SetText(fmt.Sprintf("Total reward %.2f", o.cumulative))
+	g.stepText.SetText(fmt.Sprintf("Step %d / %d", o.step, o.maxSteps))
+	if o.targetSize > 0 {
+		g.progress.SetValue(float64(o.maxInt) / float64(o.targetSize))
+	} else {
+		g.progress.SetValue(0)
+	}
+	g.progressL.SetText(fmt.Sprintf("Built %d / %d of the target", o.maxInt, o.targetSize))
+	g.instr.SetText(o.instruction)
+	g.inventory.Objects = nil
+	if g.replay == nil {
+		for i := 0; i < gridworld.NumColors; i++ {
+			sw := canvas.NewRectangle(blockColors[i])
+			sw.SetMinSize(fyne.NewSize(18, 18))
+			sw.CornerRadius = 3
+			if i+1 == o.selected {
+				sw.StrokeColor = theme.Color(theme.ColorNameForeground)
+				sw.StrokeWidth = 3
+			}
+			label := widget.NewLabel(fmt.Sprintf("%d %s %d", i+1, blockNames[i], o.inventory[i]))
+			g.inventory.Add(container.NewHBox(container.NewCenter(sw), label))
+		}
+	}
+	g.inventory.Refresh()
+}

@@ -1,0 +1,432 @@
+package gridworld
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// Action spaces offered by the workspace.
+const (
+	spaceWalking     = "Walking · discrete"
+	spaceWalkingDict = "Walking · dictionary"
+	spaceFlying      = "Flying"
+)
+
+// Workspace is the Gridworld workspace: play a task in the 3D world with the reward overlay,
+// record the episode to the store, replay stored episodes, run agents.
+type Workspace struct {
+	host     workspace.Host
+	deps     Deps
+	store    Store // nil when no store is open
+	renderer WorldRenderer
+	resolved bool   // Deps.World has given its final answer
+	glNote   string // why the 3D view fell back to the map, "" when it did not
+
+	env        *gridworld.Env
+	space      string
+	taskName   string
+	source     gridworld.TaskSource
+	rec        *gridworld.Recorder
+	cumulative float64
+	done       bool
+
+	firstPerson bool
+	ghost       bool
+	recording   bool
+	orbit       Orbit
+
+	// replay state; replay != nil means replay mode. The shared frame viewer plays the episode
+	// (its first-person thumbnails, timeline, keyboard and speeds) and the 3D world follows the
+	// viewer's step: one playback loop, the viewer's.
+	replay   *gridworld.Replay
+	replayEp *episode.Episode
+	frame    int
+	viewer   *widgets.FrameViewer
+
+	// agent run in progress
+	agentCancel func()
+
+	view       *worldCanvas
+	rewardText *canvas.Text
+	totalText  *widget.Label
+	stepText   *widget.Label
+	progress   *widget.ProgressBar
+	progressL  *widget.Label
+	instr      *widget.Label
+	inventory  *fyne.Container
+	status     *widget.Label
+	preview    *canvas.Image
+	dialogText *widget.Label
+	playBar    *fyne.Container
+	replayBar  *fyne.Container
+	replayName *widget.Label
+	center     *fyne.Container // the world, or the world beside the replay's frame viewer
+	world      fyne.CanvasObject
+	chart      *canvas.Image
+	chartNote  *widget.Label
+	taskSelect *widget.Select
+	flashID    int
+	content    fyne.CanvasObject
+
+	mu sync.Mutex // guards the agent-run chart data, written from the runner goroutine
+}
+
+// New builds the workspace on the task deps.Task names ("samples" when empty).
+func New(h workspace.Host, deps Deps) *Workspace {
+	g := &Workspace{host: h, deps: deps, space: spaceWalking, ghost: true, recording: true, orbit: DefaultOrbit}
+	if deps.Store != nil {
+		g.store = deps.Store()
+	}
+	if deps.Sources == nil {
+		g.deps.Sources = &Sources{}
+	}
+	g.renderer = MapRenderer{}
+	if deps.World == nil {
+		g.glNote = "3D view unavailable in this build; showing a top-down map instead."
+		g.resolved = true
+	}
+	g.build()
+	task := deps.Task
+	if task == "" {
+		task = "samples"
+	}
+	g.selectTask(task)
+	if deps.WorldReady != nil {
+		go func() {
+			<-deps.WorldReady
+			fyne.Do(func() {
+				g.ensureRenderer()
+				g.render()
+			})
+		}()
+	}
+	return g
+}
+
+// Content implements workspace.Workspace.
+func (g *Workspace) Content() fyne.CanvasObject { return g.content }
+
+// Close stops the replay's playback and an agent run, and stores the recording in progress.
+func (g *Workspace) Close() {
+	g.stopPlaying()
+	if g.agentCancel != nil {
+		g.agentCancel()
+	}
+	g.saveRecordingNow()
+}
+
+func (g *Workspace) build() {
+	g.view = newWorldCanvas()
+	g.view.onKey = g.key
+	g.view.onClick = func(secondary bool) {
+		if g.replay != nil {
+			return
+		}
+		if secondary {
+			g.input(InputPlace)
+		} else {
+			g.input(InputBreak)
+		}
+	}
+	g.view.onDrag = g.drag
+	g.view.onScroll = func(dy float32) {
+		if !g.firstPerson || g.replay != nil {
+			g.orbit.Distance = math.Min(40, math.Max(6, g.orbit.Distance-float64(dy)/40))
+			g.render()
+		}
+	}
+	// Layout runs while fyne paints, with fyne's GL context current: the 3D view (another
+	// context) is drawn after the paint, not inside it (inside, fyne's text and images came out
+	// black when the replay's frame viewer resized the view)
+	g.view.onResize = func(fyne.Size) { fyne.Do(g.render) }
+
+	g.rewardText = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+	g.rewardText.TextSize = 22
+	g.rewardText.TextStyle.Bold = true
+	g.totalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	g.stepText = widget.NewLabel("")
+	g.progress = widget.NewProgressBar()
+	g.progress.TextFormatter = func() string { return "" }
+	g.progressL = widget.NewLabel("")
+	g.instr = widget.NewLabel("")
+	g.instr.Wrapping = fyne.TextWrapWord
+	g.inventory = container.NewHBox()
+	g.status = widget.NewLabel(g.glNote)
+	g.status.Wrapping = fyne.TextWrapWord
+
+	panel := func(o ...fyne.CanvasObject) fyne.CanvasObject {
+		bg := canvas.NewRectangle(widgets.OverlayBackground())
+		bg.CornerRadius = 6
+		return container.NewStack(bg, container.NewPadded(container.NewVBox(o...)))
+	}
+	topLeft := panel(g.rewardText, g.totalText, g.stepText)
+	topRight := container.NewGridWrap(fyne.NewSize(220, 70), panel(g.progressL, g.progress))
+	bottom := panel(g.instr, g.inventory)
+	overlay := container.NewBorder(
+		container.NewBorder(nil, nil, topLeft, topRight),
+		bottom, nil, nil)
+	world := container.NewStack(g.view, container.NewPadded(overlay))
+
+	// play controls
+	g.taskSelect = widget.NewSelect(nil, func(name string) { g.selectTask(name) })
+	g.refreshTaskList()
+	openDataset := widget.NewButtonWithIcon("IGLU dataset…", theme.FolderOpenIcon(), g.openDataset)
+	reset := widget.NewButtonWithIcon("Reset", theme.ViewRefreshIcon(), func() { g.reset() })
+	spaceSel := widget.NewSelect([]string{spaceWalking, spaceWalkingDict, spaceFlying}, nil)
+	spaceSel.SetSelected(g.space)
+	spaceSel.OnChanged = func(sp string) { g.space = sp; g.reset() }
+	ghost := widget.NewCheck("Target ghost", func(on bool) { g.ghost = on; g.render() })
+	ghost.SetChecked(g.ghost)
+	camera := widget.NewRadioGroup([]string{"First person", "Orbit"}, func(v string) {
+		g.firstPerson = v == "First person"
+		g.render()
+	})
+	camera.Horizontal = true
+	camera.SetSelected("Orbit")
+	record := widget.NewCheck("Record to store", func(on bool) { g.recording = on })
+	record.SetChecked(g.recording)
+	save := widget.NewButtonWithIcon("Save now", theme.DocumentSaveIcon(), func() { g.saveRecording() })
+	replayBtn := widget.NewButtonWithIcon("Replay…", theme.MediaPlayIcon(), g.chooseReplay)
+	agentBtn := widget.NewButtonWithIcon("Run agent…", theme.ComputerIcon(), g.chooseAgent)
+	g.playBar = container.NewVBox(
+		container.NewHBox(widget.NewLabel("Task"), g.taskSelect, openDataset, reset, spaceSel),
+		container.NewHBox(ghost, camera, record, save, replayBtn, agentBtn),
+	)
+
+	// replay: the frame viewer steps and plays; the world follows it
+	g.viewer = widgets.NewFrameViewer()
+	g.viewer.SetRun(g.host.Go)
+	g.viewer.OnStep(g.followViewer)
+	g.replayName = widget.NewLabel("")
+	g.replayName.Truncation = fyne.TextTruncateEllipsis
+	g.replayBar = container.NewBorder(nil, nil, nil,
+		widget.NewButtonWithIcon("Back to playing", theme.CancelIcon(), g.exitReplay), g.replayName)
+	g.replayBar.Hide()
+
+	// side panel: the target's own small view, the dialog, agent runs, help
+	g.preview = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+	g.preview.FillMode = canvas.ImageFillContain
+	g.preview.SetMinSize(fyne.NewSize(220, 165))
+	g.dialogText = widget.NewLabel("")
+	g.dialogText.Wrapping = fyne.TextWrapWord
+	g.chart = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+	g.chart.FillMode = canvas.ImageFillContain
+	g.chart.SetMinSize(fyne.NewSize(220, 120))
+	g.chart.Hide()
+	g.chartNote = widget.NewLabel("")
+	g.chartNote.Wrapping = fyne.TextWrapWord
+	g.chartNote.Hide()
+	help := widget.NewLabel("Click the world to play. W A S D move · Space jump (up) · C down (flying) · " +
+		"arrows or drag look · 1-6 colour · Q or click break · E or right click place · wheel zooms the orbit camera.")
+	help.Wrapping = fyne.TextWrapWord
+	side := container.NewVScroll(container.NewVBox(
+		widget.NewLabelWithStyle("Target", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.preview,
+		widget.NewLabelWithStyle("Dialog", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.dialogText,
+		g.chart, g.chartNote, widget.NewSeparator(), help))
+	g.world = world
+	g.center = container.NewStack(world)
+	main := container.NewBorder(container.NewVBox(g.playBar, g.replayBar), g.status, nil, nil, g.center)
+	split := container.NewHSplit(main, side)
+	split.Offset = 0.74
+	g.content = split
+}
+
+// refreshTaskList offers the built-in samples one by one, all samples, random structures and
+// the IGLU datasets opened in this session.
+func (g *Workspace) refreshTaskList() {
+	opts := []string{"samples"}
+	for _, nt := range gridworld.SampleTasks() {
+		opts = append(opts, nt.Name)
+	}
+	opts = append(opts, "random")
+	for _, src := range g.deps.Sources.list() {
+		opts = append(opts, src.Name)
+	}
+	g.taskSelect.Options = opts
+	g.taskSelect.Refresh()
+}
+
+func (g *Workspace) selectTask(name string) {
+	if name == g.taskName && g.env != nil {
+		return
+	}
+	src, label, err := gridworld.ResolveTaskSpec(name)
+	if err != nil {
+		g.setStatus(err.Error())
+		return
+	}
+	g.source, g.taskName = src, label
+	if g.taskSelect.Selected != name {
+		g.taskSelect.SetSelected(name) // calls selectTask again, which returns early
+	}
+	g.reset()
+}
+
+func (g *Workspace) openDataset() {
+	if g.host.Window() == nil {
+		return
+	}
+	dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+		if err != nil || l == nil {
+			return
+		}
+		g.loadDataset(l.Path())
+	}, g.host.Window())
+}
+
+// loadDataset opens an IGLU dataset folder as a task source.
+func (g *Workspace) loadDataset(dir string) {
+	spec := "iglu:" + dir
+	src, _, err := gridworld.ResolveTaskSpec(spec)
+	if err != nil {
+		g.setStatus("Cannot open the dataset: " + err.Error())
+		if g.host.Window() != nil {
+			dialog.ShowError(err, g.host.Window())
+		}
+		return
+	}
+	ds := src.(*gridworld.Dataset)
+	tasks := 0
+	for _, ss := range ds.Sessions {
+		for _, sess := range ss {
+			tasks += sess.Len()
+		}
+	}
+	g.deps.Sources.add(TaskSource{Name: spec, Tasks: tasks})
+	if st := g.store; st != nil {
+		st.TouchRecent(context.Background(), dir, "gridworld-tasks")
+	}
+	g.refreshTaskList()
+	g.selectTask(spec)
+}
+
+func (g *Workspace) config() gridworld.Config {
+	cfg := gridworld.EnvDefaults()
+	cfg.Render = false // the workspace renders the view itself; pov thumbnails come from it too
+	cfg.MaxSteps = 1000
+	cfg.Seed = uint64(time.Now().UnixNano())
+	switch g.space {
+	case spaceFlying:
+		cfg.ActionSpace = gridworld.Flying
+	case spaceWalkingDict:
+		cfg.Discretize = false
+	default:
+		cfg.Discretize = true
+	}
+	return cfg
+}
+
+// reset saves the episode being recorded and starts a new one on the current task source.
+func (g *Workspace) reset() {
+	g.setStatus(g.glNote)
+	g.saveRecording()
+	env, err := gridworld.New(g.config())
+	if err != nil {
+		g.setStatus(err.Error())
+		return
+	}
+	env.SetTaskSource(g.source)
+	if _, err := env.Reset(); err != nil {
+		g.setStatus("Reset failed: " + err.Error())
+		return
+	}
+	g.env, g.cumulative, g.done = env, 0, false
+	g.rec = gridworld.NewRecorder(env, gridworld.RecordMeta{TaskName: g.taskName, Agent: "human"})
+	g.rewardText.Text = ""
+	g.rewardText.Refresh()
+	g.renderPreview()
+	g.updateOverlay()
+	g.render()
+}
+
+func (g *Workspace) key(k fyne.KeyName) {
+	if g.replay != nil {
+		// the world's keys while replaying are the viewer's (Left/Right, Home/End, Space)
+		g.viewer.TypedKey(&fyne.KeyEvent{Name: k})
+		return
+	}
+	if in, ok := keyInputs[k]; ok {
+		g.input(in)
+	}
+}
+
+// drag looks around (first person: one camera action per 12 px) or turns the orbit camera.
+func (g *Workspace) drag(dx, dy float32) {
+	if g.firstPerson && g.replay == nil {
+		switch {
+		case dx <= -12:
+			g.input(InputYawLeft)
+		case dx >= 12:
+			g.input(InputYawRight)
+		case dy <= -12:
+			g.input(InputPitchUp)
+		case dy >= 12:
+			g.input(InputPitchDown)
+		}
+		return
+	}
+	g.orbit.Azimuth = math.Mod(g.orbit.Azimuth-float64(dx)*0.5, 360)
+	g.orbit.Elevation = math.Min(85, math.Max(-10, g.orbit.Elevation+float64(dy)*0.3))
+	g.render()
+}
+
+// input plays one action.
+func (g *Workspace) input(in Input) {
+	if g.env == nil || g.replay != nil {
+		return
+	}
+	if g.done {
+		g.setStatus("The episode has ended: press Reset to play again.")
+		return
+	}
+	a, ok := ActionFor(in, g.env.ActionKind())
+	if !ok {
+		return
+	}
+	g.step(a)
+}
+
+func (g *Workspace) step(a gridworld.Action) {
+	_, reward, done, err := g.env.Step(a)
+	if err != nil {
+		g.setStatus("Step failed: " + err.Error())
+		return
+	}
+	g.cumulative += reward
+	g.done = done
+	if g.recording {
+		if err := g.rec.Record(g.env, a, reward, g.thumbnail()); err != nil {
+			g.setStatus("Recording failed: " + err.Error())
+		}
+	}
+	g.flash(reward)
+	g.updateOverlay()
+	g.render()
+	if done {
+		info := g.env.Info()
+		if info.Completed {
+			g.setStatus(fmt.Sprintf("Task complete in %d steps, reward %.2f.", info.Step, g.cumulative))
+		} else {
+			g.setStatus(fmt.Sprintf("Out of steps (%d), reward %.2f.", info.Step, g.cumulative))
+		}
+		g.saveRecording()
+	}
+}
+
+func (g *Workspace) setStatus(s string) { g.status.SetText(s) }

@@ -1,0 +1,384 @@
+package gridworld
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/store"
+	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/widgets"
+)
+
+// spyRenderer draws the map and remembers what it was asked to draw.
+type spyRenderer struct {
+	views []WorldView
+}
+
+func (r *spyRenderer) RenderWorld(v WorldView) (image.Image, error) {
+	r.views = append(r.views, v)
+	return MapRenderer{}.RenderWorld(v)
+}
+
+func (r *spyRenderer) last(t *testing.T) WorldView {
+	t.Helper()
+	for i := len(r.views) - 1; i >= 0; i-- {
+		if r.views[i].Width != 64 && r.views[i].Width != 320 { // not a thumbnail or the preview
+			return r.views[i]
+		}
+	}
+	t.Fatal("nothing rendered")
+	return WorldView{}
+}
+
+func openGridworld(t *testing.T) (*store.Store, *Workspace, *spyRenderer, fyne.Window) {
+	t.Helper()
+	test.NewTempApp(t)
+	st := uitest.SeededStore(t)
+	spy := &spyRenderer{}
+	h := uitest.NewHost(t, 1100, 750)
+	g := New(h, Deps{Store: func() Store { return st }, World: func() (WorldRenderer, error) { return spy, nil }})
+	h.Put(g)
+	g.selectTask("tower")
+	return st, g, spy, h.Win
+}
+
+func typeKeys(w fyne.Window, g *Workspace, keys ...fyne.KeyName) {
+	w.Canvas().Focus(g.view)
+	for _, k := range keys {
+		w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: k})
+	}
+}
+
+func TestGridworldKeysPlayAndRecord(t *testing.T) {
+	s, g, spy, w := openGridworld(t)
+	if g.env.ActionKind() != gridworld.KindDiscrete {
+		t.Fatalf("default action form %v", g.env.ActionKind())
+	}
+	typeKeys(w, g, fyne.KeyW, fyne.KeyW, fyne.Key3, fyne.KeyDown, fyne.KeyDown, fyne.KeyE, fyne.KeyQ, fyne.KeyLeft, fyne.KeySpace)
+	if g.env.StepCount() != 9 || g.rec.Len() != 9 {
+		t.Fatalf("9 keys: %d steps, %d recorded", g.env.StepCount(), g.rec.Len())
+	}
+	if g.env.State().ActiveBlock() != 3 {
+		t.Fatalf("key 3 selected colour %d", g.env.State().ActiveBlock())
+	}
+	if !strings.Contains(g.stepText.Text, "Step 9 / 1000") || !strings.Contains(g.progressL.Text, "of the target") {
+		t.Fatalf("overlay: %q %q", g.stepText.Text, g.progressL.Text)
+	}
+	if len(spy.views) == 0 || spy.last(t).Grid != g.env.State().Grid() {
+		t.Fatal("the view does not show the env's grid")
+	}
+	// The recording holds exactly the env actions the keys map to.
+	want := []int{1, 1, 8, 14, 14, 17, 16, 12, 5}
+	for i, st := range g.rec.Episode().Steps {
+		a, err := gridworld.DecodeAction(st.Action.Raw, gridworld.Walking, true)
+		if err != nil || a.Discrete != want[i] {
+			t.Fatalf("step %d recorded %s, want action %d", i, st.Action.Raw, want[i])
+		}
+		if _, err := png.Decode(bytes.NewReader(st.Observation)); err != nil {
+			t.Fatalf("step %d has no pov thumbnail: %v", i, err)
+		}
+	}
+	// Reset stores the episode.
+	g.reset()
+	list, err := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld})
+	if err != nil || len(list) != 3 || list[0].NumSteps != 9 || list[0].Task != "tower" { // 2 seeded + 1
+		t.Fatalf("stored: %+v %v", list, err)
+	}
+	if !strings.Contains(g.status.Text, "Saved 9 steps") {
+		t.Fatalf("status after reset: %q", g.status.Text)
+	}
+}
+
+func TestGridworldFlyingAndDictForms(t *testing.T) {
+	_, g, _, w := openGridworld(t)
+	for _, c := range []struct {
+		space string
+		kind  gridworld.ActionKind
+	}{{spaceFlying, gridworld.KindFly}, {spaceWalkingDict, gridworld.KindWalkDict}} {
+		g.space = c.space
+		g.reset()
+		if g.env.ActionKind() != c.kind {
+			t.Fatalf("%s: env form %v", c.space, g.env.ActionKind())
+		}
+		typeKeys(w, g, fyne.KeyW, fyne.KeySpace, fyne.KeyC, fyne.Key6, fyne.KeyE)
+		wantSteps := 5
+		if c.kind == gridworld.KindWalkDict {
+			wantSteps = 4 // walking has no "down"
+		}
+		if g.env.StepCount() != wantSteps {
+			t.Fatalf("%s: %d steps", c.space, g.env.StepCount())
+		}
+	}
+}
+
+func TestGridworldCameraGhostAndMouse(t *testing.T) {
+	_, g, spy, w := openGridworld(t)
+	if v := spy.last(t); v.FirstPerson || v.Target == nil {
+		t.Fatalf("default view: first person %v, ghost %v", v.FirstPerson, v.Target != nil)
+	}
+	g.ghost = false
+	g.render()
+	if spy.last(t).Target != nil {
+		t.Fatal("ghost still drawn when off")
+	}
+	// Orbit: dragging turns the camera without stepping the env.
+	az := g.orbit.Azimuth
+	g.view.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 40}})
+	if g.orbit.Azimuth == az || g.env.StepCount() != 0 {
+		t.Fatalf("orbit drag: azimuth %v -> %v, steps %d", az, g.orbit.Azimuth, g.env.StepCount())
+	}
+	g.view.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 120}})
+	if g.orbit.Distance >= DefaultOrbit.Distance {
+		t.Fatal("wheel did not zoom in")
+	}
+	// First person: dragging looks around with camera actions; clicks break and place.
+	g.firstPerson = true
+	g.view.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 30}})
+	w.Canvas().Unfocus()
+	test.Tap(g.view) // the first click only takes the keyboard focus
+	if g.env.StepCount() != 1 || w.Canvas().Focused() != g.view {
+		t.Fatalf("focusing click: %d steps, focused %v", g.env.StepCount(), w.Canvas().Focused())
+	}
+	test.Tap(g.view)
+	test.TapSecondary(g.view)
+	if g.env.StepCount() != 3 || !spy.last(t).FirstPerson {
+		t.Fatalf("first person: %d steps", g.env.StepCount())
+	}
+	acts := g.rec.Episode().Steps
+	if acts[0].Action.Kind != "yaw-right" || acts[1].Action.Kind != "break" || acts[2].Action.Kind != "place" {
+		t.Fatalf("mouse actions: %s %s %s", acts[0].Action.Kind, acts[1].Action.Kind, acts[2].Action.Kind)
+	}
+}
+
+func TestGridworldRewardFlash(t *testing.T) {
+	_, g, _, _ := openGridworld(t)
+	g.flash(0.5)
+	if g.rewardText.Text != "+0.50" {
+		t.Fatalf("flash %q", g.rewardText.Text)
+	}
+	g.flash(-0.1)
+	if g.rewardText.Text != "-0.10" {
+		t.Fatalf("flash %q", g.rewardText.Text)
+	}
+}
+
+func TestGridworldReplay(t *testing.T) {
+	s, g, spy, w := openGridworld(t)
+	typeKeys(w, g, fyne.KeyW, fyne.KeyA, fyne.KeyW, fyne.KeyLeft)
+	played := g.env.State().Grid()
+	pos := g.env.State().Position()
+	g.reset()
+	list, _ := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld, Limit: 1})
+	if err := g.startReplay(list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if !g.replayBar.Visible() || g.playBar.Visible() {
+		t.Fatal("replay controls not shown")
+	}
+	typeKeys(w, g, fyne.KeyEnd)
+	if g.frame != 4 || !strings.Contains(g.stepText.Text, "Step 4 / 4") {
+		t.Fatalf("End: frame %d, %q", g.frame, g.stepText.Text)
+	}
+	v := spy.last(t)
+	if v.Grid != played || v.Agent.Position != pos {
+		t.Fatal("last replay frame differs from the played end state")
+	}
+	typeKeys(w, g, fyne.KeyLeft, fyne.KeyHome, fyne.KeyRight)
+	if g.frame != 1 {
+		t.Fatalf("frame %d after Left, Home, Right", g.frame)
+	}
+	steps := g.env.StepCount()
+	typeKeys(w, g, fyne.KeyW) // keys do not play while replaying
+	if g.env.StepCount() != steps {
+		t.Fatal("replay keys stepped the env")
+	}
+	g.exitReplay()
+	if g.replay != nil || !g.playBar.Visible() {
+		t.Fatal("did not leave replay")
+	}
+	if err := g.startReplay(99999); err == nil {
+		t.Fatal("replaying a missing episode succeeded")
+	}
+}
+
+func TestGridworldAgentRun(t *testing.T) {
+	s, g, _, _ := openGridworld(t)
+	if err := g.runAgent("random", 3, 20); err != nil {
+		t.Fatal(err)
+	}
+	if !g.chart.Visible() || !strings.Contains(g.chartNote.Text, "3 episodes") || !strings.Contains(g.chartNote.Text, "3 stored") {
+		t.Fatalf("agent note %q", g.chartNote.Text)
+	}
+	o, _ := s.Overview(context.Background())
+	if o.EpisodesBySource[episode.SourceGridworld] != 5 {
+		t.Fatalf("gridworld episodes after the run: %d", o.EpisodesBySource[episode.SourceGridworld])
+	}
+	if err := g.runAgent("exit 3", 1, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(g.chartNote.Text, "Stopped") {
+		t.Fatalf("failing agent: %q", g.chartNote.Text)
+	}
+}
+
+func TestGridworldWithoutOpenGL(t *testing.T) {
+	test.NewTempApp(t)
+	h := uitest.NewHost(t, 1100, 750)
+	g := New(h, Deps{World: func() (WorldRenderer, error) { return nil, errors.New("no OpenGL 3.3 context") }})
+	h.Put(g)
+	if !strings.Contains(g.status.Text, "no OpenGL 3.3 context") || !strings.Contains(g.status.Text, "top-down map") {
+		t.Fatalf("status %q", g.status.Text)
+	}
+	if _, ok := g.renderer.(MapRenderer); !ok {
+		t.Fatal("no map fallback")
+	}
+	// (that the rest of the app still works is the desktop package's TestWorkspacesWithoutOpenGL)
+}
+
+func TestGridworldWaitsForTheRenderer(t *testing.T) {
+	test.NewTempApp(t)
+	spy := &spyRenderer{}
+	ready := false
+	world := func() (WorldRenderer, error) {
+		if !ready {
+			return nil, ErrRendererNotReady
+		}
+		return spy, nil
+	}
+	ch := make(chan struct{})
+	h := uitest.NewHost(t, 1100, 750)
+	g := New(h, Deps{World: world, WorldReady: ch})
+	h.Put(g)
+	if len(spy.views) != 0 || g.glNote != "" {
+		t.Fatal("rendered or gave up before the renderer was ready")
+	}
+	ready = true
+	close(ch) // the app has started: the view is drawn in 3D without any input
+	deadline := time.Now().Add(5 * time.Second)
+	for len(spy.views) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(spy.views) == 0 {
+		t.Fatal("the view was not drawn when the renderer became ready")
+	}
+}
+
+func TestGridworldDatasetTaskSource(t *testing.T) {
+	_, g, _, _ := openGridworld(t)
+	g.loadDataset("/nonexistent")
+	if !strings.Contains(g.status.Text, "Cannot open the dataset") {
+		t.Fatalf("status %q", g.status.Text)
+	}
+	g.selectTask("random")
+	if g.taskName != "random" || g.env.Task() == nil {
+		t.Fatal("random task not selected")
+	}
+}
+
+// TestGridworldReplayFrameViewer: a replay shows the episode in the shared frame viewer (a
+// first-person thumbnail per step, the initial state first) and the 3D world follows the
+// viewer's step, whether it moves by key, by Seek or by playback.
+func TestGridworldReplayFrameViewer(t *testing.T) {
+	s, g, spy, w := openGridworld(t)
+	typeKeys(w, g, fyne.KeyW, fyne.KeyA, fyne.KeyW, fyne.KeyE, fyne.KeyLeft)
+	g.reset()
+	list, _ := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld, Limit: 1})
+	if err := g.startReplay(list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if !g.viewer.Visible() || g.viewer.Size().Width == 0 {
+		t.Fatal("the frame viewer is not shown")
+	}
+	if g.viewer.Len() != len(g.replay.Frames) || g.viewer.Len() != 6 {
+		t.Fatalf("viewer has %d steps, replay %d frames", g.viewer.Len(), len(g.replay.Frames))
+	}
+	for i := range g.viewer.Episode().Steps {
+		img, err := widgets.LoadStepFrame(&g.viewer.Episode().Steps[i])
+		if err != nil || img.Bounds().Dx() != 64 || img.Bounds().Dy() != 64 {
+			t.Fatalf("step %d thumbnail: %v", i, err)
+		}
+	}
+	if g.viewer.Episode().Steps[0].Action.Kind != "initial" || g.viewer.Episode().Steps[4].Action.Kind != "place" {
+		t.Fatalf("viewer steps: %s ... %s", g.viewer.Episode().Steps[0].Action.Kind, g.viewer.Episode().Steps[4].Action.Kind)
+	}
+	g.viewer.Seek(3)
+	if g.frame != 3 || spy.last(t).Grid != g.replay.Frames[3].Grid || spy.last(t).Agent != g.replay.Frames[3].Pose {
+		t.Fatalf("the world did not follow the viewer to step 3 (frame %d)", g.frame)
+	}
+	if !strings.Contains(g.stepText.Text, "Step 3 / 5") {
+		t.Fatalf("overlay %q", g.stepText.Text)
+	}
+	typeKeys(w, g, fyne.KeyEnd) // the world's keys drive the viewer
+	if g.viewer.Index() != 5 || g.frame != 5 {
+		t.Fatalf("End: viewer %d, world %d", g.viewer.Index(), g.frame)
+	}
+	// playback: the viewer's loop moves the world (observed from the viewer's callback, which
+	// playback runs on its own goroutine under the test driver)
+	var shown, followed atomic.Int64
+	shown.Store(-1)
+	g.viewer.OnStep(func(i int) {
+		g.followViewer(i)
+		if v := spy.views[len(spy.views)-1]; v.Grid == g.replay.Frames[i].Grid && g.frame == i {
+			followed.Add(1)
+		}
+		shown.Store(int64(i))
+	})
+	g.viewer.Seek(0)
+	g.viewer.SetSpeed(8)
+	g.togglePlay()
+	deadline := time.Now().Add(3 * time.Second)
+	for shown.Load() < 5 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if shown.Load() != 5 || followed.Load() != 6 {
+		t.Fatalf("playback reached step %d, the world followed %d of 6 steps", shown.Load(), followed.Load())
+	}
+	g.exitReplay()
+	if g.viewer.Playing() || g.center.Objects[0] != g.world {
+		t.Fatal("leaving the replay left the viewer on")
+	}
+}
+
+// TestGridworldReplayWithoutThumbnails: an episode recorded without thumbnails (an agent run
+// from the command line) shows each step's top-down map in the viewer.
+func TestGridworldReplayWithoutThumbnails(t *testing.T) {
+	s, g, _, w := openGridworld(t)
+	typeKeys(w, g, fyne.KeyW, fyne.KeyA)
+	g.reset()
+	list, _ := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld, Limit: 1})
+	e, err := s.Episode(context.Background(), list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := gridworld.LoadReplay(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range e.Steps {
+		e.Steps[i].Observation = nil
+	}
+	ve := replayEpisode(e, nil)
+	load := replayFrameLoader(rp)
+	for i := range ve.Steps {
+		img, err := load(&ve.Steps[i])
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		want, _ := MapRenderer{}.RenderWorld(WorldView{Grid: rp.Frames[i].Grid, Agent: rp.Frames[i].Pose, Target: &rp.Target, Width: 128, Height: 128})
+		if !bytes.Equal(img.(*image.RGBA).Pix, want.(*image.RGBA).Pix) {
+			t.Fatalf("step %d is not the map of replay frame %d", i, i)
+		}
+	}
+}

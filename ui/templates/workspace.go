@@ -1,0 +1,272 @@
+package templates
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// The Templates workspace edits a folder of Mobile-Env task-definition templates in the
+// original formats: `<class>.textproto.template` files, `<class>-<step>.conf` token configs
+// and `.task` lists. Every file is held in an in-memory buffer; the live preview instantiates
+// the selected task over the buffers (saved or not), and saving writes one file atomically.
+
+// templateFolderKind is the recent-files kind of a template folder (store.TemplateFolderKind).
+const templateFolderKind = "template-folder"
+
+// previewDelay is how long the preview waits after a keystroke before it recomputes.
+const previewDelay = 50 * time.Millisecond
+
+type tplKind int
+
+const (
+	kindTemplate tplKind = iota
+	kindTask
+	kindConf
+)
+
+const templateSuffix = ".textproto.template"
+
+func kindOf(name string) (tplKind, bool) {
+	switch {
+	case strings.HasSuffix(name, templateSuffix):
+		return kindTemplate, true
+	case strings.HasSuffix(name, ".task"):
+		return kindTask, true
+	case strings.HasSuffix(name, ".conf"):
+		return kindConf, true
+	}
+	return 0, false
+}
+
+// tplFile is one file of the open folder and its editor buffer.
+type tplFile struct {
+	rel    string // slash-separated, relative to the folder
+	kind   tplKind
+	saved  string // the content on disk
+	onDisk bool
+	buf    string
+}
+
+func (f *tplFile) dirty() bool { return !f.onDisk || f.buf != f.saved }
+
+// Workspace is the Templates workspace of one shell; it survives screen changes.
+type Workspace struct {
+	host  workspace.Host
+	store Store  // nil when no store is open
+	dir   string // absolute folder path, "" when none is open
+	files []*tplFile
+	byRel map[string]*tplFile
+	// templatesDir and tasksDir are the folders (relative, slash-separated, "." for the root)
+	// holding the templates and the task files with their confs.
+	templatesDir, tasksDir string
+	cur                    *tplFile
+
+	root        *fyne.Container
+	status      *widget.Label
+	folderLabel *widget.Label
+	recent      []string
+	recentBox   *fyne.Container
+	recentSel   *widget.Select
+	fileList    *widget.List
+	editorBox   *fyne.Container
+
+	ed   *templateEditor
+	form *confForm
+	comp *taskComposer
+	pv   *previewPanel
+
+	// debounce runs f after the preview delay (replacing a pending call); tests make it
+	// synchronous.
+	debounce func(f func())
+	timer    *time.Timer
+	gen      int
+	preview  workspace.Latest // the preview being computed
+}
+
+// New builds the workspace; store, when not nil, remembers the template folders opened.
+func New(h workspace.Host, store Store) *Workspace {
+	w := &Workspace{host: h, store: store, byRel: map[string]*tplFile{}, status: widget.NewLabel(""),
+		folderLabel: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		recentBox:   container.NewVBox()}
+	w.debounce = w.timerDebounce
+	w.status.Wrapping = fyne.TextWrapWord
+	w.folderLabel.Truncation = fyne.TextTruncateEllipsis
+	w.recentSel = widget.NewSelect(nil, func(p string) {
+		if p != "" && p != w.dir {
+			w.open(p)
+		}
+	})
+	w.recentSel.PlaceHolder = "Recent folders"
+	w.root = container.NewStack(w.emptyView())
+	w.loadRecent()
+	return w
+}
+
+// Content implements workspace.Workspace.
+func (w *Workspace) Content() fyne.CanvasObject { return w.root }
+
+// Close implements workspace.Workspace: the preview's timer stops.
+func (w *Workspace) Close() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.preview.Cancel()
+}
+
+// UnsavedWork implements workspace.Unsaved: the files whose buffers differ from the disk.
+func (w *Workspace) UnsavedWork() string {
+	var names []string
+	for _, f := range w.files {
+		if f.dirty() {
+			names = append(names, f.rel)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) > 3:
+		names = append(names[:3], "…")
+	}
+	return fmt.Sprintf("The template folder has %s not saved (%s)", widgets.Plural(len(names), "file"), strings.Join(names, ", "))
+}
+
+// SaveWork implements workspace.Unsaved: every changed file is saved.
+func (w *Workspace) SaveWork() error { return w.saveAll() }
+
+// DiscardWork implements workspace.Unsaved: the buffers go back to what is on disk (new files
+// are dropped).
+func (w *Workspace) DiscardWork() {
+	kept := w.files[:0]
+	for _, f := range w.files {
+		if !f.onDisk {
+			delete(w.byRel, f.rel)
+			continue
+		}
+		f.buf = f.saved
+		kept = append(kept, f)
+	}
+	w.files = kept
+	if w.fileList != nil {
+		w.fileList.Refresh()
+	}
+}
+
+func (w *Workspace) timerDebounce(f func()) {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.timer = time.AfterFunc(previewDelay, f)
+}
+
+func (w *Workspace) setStatus(msg string) { w.status.SetText(msg) }
+
+func (w *Workspace) showError(err error) {
+	w.setStatus(err.Error())
+	if w.host.Window() != nil {
+		dialog.ShowError(err, w.host.Window())
+	}
+}
+
+// emptyView is shown until a folder is open.
+func (w *Workspace) emptyView() fyne.CanvasObject {
+	intro := widget.NewLabel("Open a folder of Mobile-Env task-definition templates (<step>.textproto.template), " +
+		"token configs (<template>-<step>.conf) and task files (.task) to use the template editor, the config form, " +
+		"the task composer and the live preview. Files stay in the original formats, so the Python toolkit can share the folder.")
+	intro.Wrapping = fyne.TextWrapWord
+	buttons := container.NewHBox(
+		widget.NewButtonWithIcon("Open folder…", theme.FolderOpenIcon(), w.chooseFolder),
+		widget.NewButtonWithIcon("Start from examples…", theme.ContentCopyIcon(), w.chooseExamplesTarget))
+	return container.NewVBox(intro, buttons, w.status, widget.NewCard("Recent folders", "", w.recentBox))
+}
+
+// workspaceView is the open folder: files, editor and preview.
+func (w *Workspace) workspaceView() fyne.CanvasObject {
+	w.fileList = widget.NewList(
+		func() int { return len(w.files) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("templates/settings_toggle.textproto.template")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), nil, l)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(w.files) {
+				return
+			}
+			f := w.files[id]
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(w.fileLabel(f))
+			icon := theme.FileTextIcon()
+			switch f.kind {
+			case kindTemplate:
+				icon = theme.DocumentIcon()
+			case kindTask:
+				icon = theme.ListIcon()
+			}
+			c.Objects[1].(*widget.Icon).SetResource(icon)
+		})
+	w.fileList.OnSelected = func(id widget.ListItemID) {
+		if id < len(w.files) && w.files[id] != w.cur {
+			w.selectFile(w.files[id])
+		}
+	}
+	newMenu := container.NewGridWithColumns(2,
+		widget.NewButtonWithIcon("Task…", theme.ContentAddIcon(), w.chooseNewTask),
+		widget.NewButtonWithIcon("Template…", theme.ContentAddIcon(), w.chooseNewTemplate))
+	files := container.NewBorder(widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		newMenu, nil, nil, w.fileList)
+
+	w.editorBox = container.NewStack()
+	w.pv = newPreviewPanel(w)
+	inner := container.NewHSplit(w.editorBox, w.pv.root)
+	inner.Offset = 0.58
+	split := container.NewHSplit(files, inner)
+	split.Offset = 0.17
+
+	toolbar := container.NewHBox(
+		widget.NewButtonWithIcon("Open folder…", theme.FolderOpenIcon(), w.chooseFolder),
+		widget.NewButtonWithIcon("Start from examples…", theme.ContentCopyIcon(), w.chooseExamplesTarget),
+		w.recentSel,
+		widget.NewButtonWithIcon("Reload", theme.ViewRefreshIcon(), func() {
+			if err := w.reload(); err != nil {
+				w.showError(err)
+			}
+		}),
+		widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() {
+			if err := w.saveFile(w.cur); err != nil {
+				w.showError(err)
+			}
+		}),
+		widget.NewButton("Save all", func() {
+			if err := w.saveAll(); err != nil {
+				w.showError(err)
+			}
+		}))
+	top := container.NewVBox(container.NewBorder(nil, nil, toolbar, nil, w.folderLabel), w.status)
+	return container.NewBorder(top, nil, nil, nil, split)
+}
+
+// fileLabel names a file in the list: its base name in the templates and tasks folders, its
+// path elsewhere, with a dot when it has unsaved changes.
+func (w *Workspace) fileLabel(f *tplFile) string {
+	name := f.rel
+	if d := path.Dir(f.rel); d == w.templatesDir || d == w.tasksDir {
+		name = path.Base(f.rel)
+	}
+	if f.dirty() {
+		return "● " + name
+	}
+	return name
+}
+
+// --- folders -----------------------------------------------------------------------------

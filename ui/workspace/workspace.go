@@ -1,0 +1,94 @@
+// Package workspace is what the shell and the workspaces (Gridworld, Demonstrations, Templates,
+// Evaluation, Explorer) agree on: the lifecycle every workspace implements, the host the shell
+// gives it, and the one way the UI runs work off the UI goroutine. It imports no workspace and
+// no shell, so both sides import it.
+//
+// # Lifecycle
+//
+// The GUI entry registers each workspace with the shell as a Registration. The shell calls New
+// the first time the workspace's screen is shown and keeps what it returns: switching to another
+// screen and back shows the same Content in the same state (the open file, the page of a
+// session, the scoring tab). Only two things end a workspace, and both call Close first:
+//
+//   - the window closes (or the app quits), and
+//   - the store changes (Settings): the shell drops every workspace and creates each again,
+//     on the new store, when it is next shown.
+//
+// Before either, and before a workspace's own Open replaces what it holds, unsaved work is asked
+// about: the shell asks every workspace that implements Unsaved, one after the other (Save,
+// Discard or Cancel; Cancel stops the whole action). Workspaces that open files implement
+// Opener; the shell routes files given on the command line or dropped on the window to the
+// first one that takes them. Workspaces reach each other only through the Host (Show,
+// OpenFile), never directly.
+package workspace
+
+import (
+	"fyne.io/fyne/v2"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+)
+
+// Workspace is one workspace as the shell drives it.
+type Workspace interface {
+	// Content is the workspace's view, built once and kept.
+	Content() fyne.CanvasObject
+	// Close stops the workspace's background work (playback, bots, timers, agent runs) and
+	// keeps what must be kept (a recording in progress is stored). It is called once.
+	Close()
+}
+
+// Unsaved is implemented by workspaces that can hold work not saved yet.
+type Unsaved interface {
+	// UnsavedWork says what is not saved, as the start of a sentence ("demo.pkl has 2 edits
+	// not saved (0:delete:1:3)"); "" when everything is saved.
+	UnsavedWork() string
+	// SaveWork saves it; the error says why it could not.
+	SaveWork() error
+	// DiscardWork drops it (the user chose Discard).
+	DiscardWork()
+}
+
+// Opener is implemented by workspaces that open files.
+type Opener interface {
+	// Opens reports whether the workspace opens path (by its kind: a pickle, a dataset folder).
+	Opens(path string) bool
+	// Open opens path, asking about unsaved work first. at, when >= 0, is the item to show
+	// first (a trajectory of a pickle).
+	Open(path string, at int) error
+}
+
+// Host is what the shell gives a workspace.
+type Host interface {
+	// Window is the main window (nil in tests without one).
+	Window() fyne.Window
+	// Go runs f off the UI goroutine; tests run it at once. Prefer Start, which applies the
+	// result on the UI goroutine.
+	Go(f func())
+	// Show shows the screen with this id; false when there is none.
+	Show(id string) bool
+	// OpenFile opens path in the workspace that opens it (see Opener), showing that workspace.
+	OpenFile(path string, at int) error
+}
+
+// Registration describes a workspace to the shell.
+type Registration struct {
+	ID    string // screen id: "gridworld", "demonstrations", ...
+	Title string
+	Icon  fyne.Resource
+	// Intro is one line under the title saying what the workspace is for.
+	Intro string
+	// New creates the workspace. It is called on the UI goroutine, the first time the
+	// workspace is shown after the start or a store change.
+	New func(h Host) Workspace
+	// Summary is the workspace's line on Home, from the store's overview (nil: the title alone).
+	Summary func(o episode.Overview) string
+}
+
+// Screen ids of the workspaces, in navigation order.
+const (
+	Gridworld      = "gridworld"
+	Demonstrations = "demonstrations"
+	Templates      = "templates"
+	Evaluation     = "evaluation"
+	Explorer       = "explorer"
+)
