@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentdesk/agentdesk/app/workflow"
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
 	"github.com/agentdesk/agentdesk/engine/limits"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
@@ -79,7 +80,7 @@ func (p *progressLine) done() {
 }
 
 func odysseyImport(fs *flag.FlagSet) runFunc {
-	var opts store.OdysseyImportOptions
+	var opts workflow.ImportOptions
 	fs.BoolVar(&opts.CopyScreenshots, "copy-screenshots", false, "store the screenshots in the store (default: reference them where they are)")
 	fs.BoolVar(&opts.Force, "force", false, "re-import files that were imported before (e.g. after moving the screenshots)")
 	fill := fs.Bool("fill-from-all-file", false, "also read all_annot.json / all_anno.json for the episodes annotations/ lacks (incomplete downloads)")
@@ -93,17 +94,14 @@ func odysseyImport(fs *flag.FlagSet) runFunc {
 		ctx, stop := interruptible()
 		defer stop()
 		start := time.Now()
-		ds, err := odyssey.OpenDataset(args[0])
-		if err != nil {
-			return err
-		}
-		ds.FillFromAllFile = *fill
+		opts.FillFromAllFile = *fill
 		pl := newProgressLine(e.stderr)
 		opts.Progress = func(p store.OdysseyProgress) {
 			pl.show(p.Done == p.Total, "%s %d/%d", p.Phase, p.Done, p.Total)
 			st.SetProgress(fmt.Sprintf("%s %d of %d", p.Phase, p.Done, p.Total))
 		}
-		res, err := st.ImportOdyssey(ctx, ds, opts)
+		im, err := workflow.ImportDataset(ctx, st, args[0], opts)
+		res := im.OdysseyImportResult
 		pl.done()
 		if errors.Is(err, context.Canceled) {
 			return errors.New("cancelled; the store is unchanged")
@@ -421,21 +419,13 @@ func odysseyScore(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want --split NAME PREDICTIONS")
 		}
 		opts.Branch = odyssey.Branch(*branch)
-		data, err := limits.ReadFile(args[0], limits.Predictions)
-		if err != nil {
-			return err
-		}
-		samples, err := odyssey.ReadPredictions(args[0], data)
-		if err != nil {
-			return err
-		}
-		opts.Source = odyssey.SumBytes(args[0], data)
 		st, err := e.openStore()
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		sc, err := st.ScoreOdyssey(context.Background(), samples, opts)
+		score, err := workflow.ScorePredictions(context.Background(), st, args[0], opts)
+		sc := score.OdysseyScore
 		var abort *odyssey.AbortError
 		if errors.As(err, &abort) {
 			return fmt.Errorf("%v\n  rerun with --mode lenient for non-official numbers", err)

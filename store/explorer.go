@@ -104,8 +104,8 @@ func orderSQL(s episode.Sort) string {
 	return `e.id` + dir
 }
 
-// ExplorerCount counts the episodes f selects.
-func (r reader) ExplorerCount(ctx context.Context, f episode.Filter) (int, error) {
+// CountMatching counts the episodes f selects.
+func (r reader) CountMatching(ctx context.Context, f episode.Filter) (int, error) {
 	sel, args := selectionSQL(f, true)
 	q := `SELECT count(*) FROM episodes`
 	if sel != "" {
@@ -163,23 +163,23 @@ var sortIndex = map[episode.SortKey]string{
 	episode.SortTask:    "episodes_by_task",
 }
 
-// ExplorerPage reads limit rows of the listing of f in order s, starting at offset, with each
+// MatchingPage reads limit rows of the listing of f in order s, starting at offset, with each
 // row's category, app and device facets, and its search matches marked when f has a text.
-func (r reader) ExplorerPage(ctx context.Context, f episode.Filter, s episode.Sort, offset, limit int) ([]episode.Row, error) {
+func (r reader) MatchingPage(ctx context.Context, f episode.Filter, s episode.Sort, offset, limit int) ([]episode.Row, error) {
 	query, args := explorerPageSQL(f, s)
 	ids, err := r.ids(ctx, query, append(args, limit, offset)...)
 	if err != nil {
 		return nil, fmt.Errorf("list episodes (%s): %w", f.Describe(), err)
 	}
-	return r.ExplorerRows(ctx, ids, f.Text)
+	return r.EpisodeRows(ctx, ids, f.Text)
 }
 
-// ExplorerOrder lists the ids of every episode f selects in order s: the whole listing, 8 bytes
+// SortedIDs lists the ids of every episode f selects in order s: the whole listing, 8 bytes
 // an episode, read with the same index-only query as a page. The Explorer reads it once per
-// filter and sort and then reads each page by id (ExplorerRows), so that scrolling a filtered
+// filter and sort and then reads each page by id (EpisodeRows), so that scrolling a filtered
 // listing does not build the selection again for every page (at 100k episodes that made a page
 // of a category take 27 ms at the median).
-func (r reader) ExplorerOrder(ctx context.Context, f episode.Filter, s episode.Sort) ([]int64, error) {
+func (r reader) SortedIDs(ctx context.Context, f episode.Filter, s episode.Sort) ([]int64, error) {
 	query, args := explorerPageSQL(f, s)
 	ids, err := r.ids(ctx, query, append(args, -1, 0)...) // LIMIT -1: no limit
 	if err != nil {
@@ -205,10 +205,10 @@ func (r reader) ids(ctx context.Context, query string, args ...any) ([]int64, er
 	return ids, rows.Err()
 }
 
-// ExplorerRows reads the listing rows of episodes by id, in the order given, with each row's
+// EpisodeRows reads the listing rows of episodes by id, in the order given, with each row's
 // category, app and device facets, and the matches of a search typed as text marked. Ids of
 // episodes no longer stored are left out.
-func (r reader) ExplorerRows(ctx context.Context, idList []int64, text string) ([]episode.Row, error) {
+func (r reader) EpisodeRows(ctx context.Context, idList []int64, text string) ([]episode.Row, error) {
 	ids := make([]any, len(idList))
 	at := make(map[int64]int, len(idList))
 	for i, id := range idList {
@@ -278,9 +278,9 @@ func (r reader) ExplorerRows(ctx context.Context, idList []int64, text string) (
 	return out, nil
 }
 
-// ExplorerIDs calls fn with the ids of the episodes f selects, in store order, a page at a
+// ForEachMatchingID calls fn with the ids of the episodes f selects, in store order, a page at a
 // time, so exporting a large selection never holds it all. fn's error stops the walk.
-func (r reader) ExplorerIDs(ctx context.Context, f episode.Filter, fn func(ids []int64) error) error {
+func (r reader) ForEachMatchingID(ctx context.Context, f episode.Filter, fn func(ids []int64) error) error {
 	where, args := filterSQL(f, true)
 	const page = 500
 	var last int64 = -1 << 62
@@ -344,10 +344,10 @@ func (r reader) counts(ctx context.Context, query string, args ...any) ([]episod
 	return out, rows.Err()
 }
 
-// ExplorerStats describes the episodes f selects: their number and steps, the length
+// MatchingStats describes the episodes f selects: their number and steps, the length
 // distribution, steps per action kind, episodes per category, app and device, and how many
 // are in each split part. It reads grouped counts only.
-func (r reader) ExplorerStats(ctx context.Context, f episode.Filter) (episode.Stats, error) {
+func (r reader) MatchingStats(ctx context.Context, f episode.Filter) (episode.Stats, error) {
 	st := episode.Stats{Facets: map[string][]episode.Count{}}
 	sel, args := selectionSQL(f, true)
 	// in restricts a table's episode column to the selection; nothing when f is zero.
@@ -513,7 +513,7 @@ func (s *Store) CreateRandomSplit(ctx context.Context, name string, f episode.Fi
 	}
 	err = s.Update(ctx, func(tx *Tx) error {
 		var ids []int64 // ids only: 8 bytes an episode
-		if err := tx.ExplorerIDs(ctx, f, func(page []int64) error { ids = append(ids, page...); return nil }); err != nil {
+		if err := tx.ForEachMatchingID(ctx, f, func(page []int64) error { ids = append(ids, page...); return nil }); err != nil {
 			return err
 		}
 		if len(ids) == 0 {

@@ -42,13 +42,18 @@ func explorerBenchStore(b *testing.B) (*Store, []int64) {
 	}
 	b.Cleanup(func() { s.Close() })
 	t0 := time.Now()
-	summary, _, err := s.ImportOdysseyFolder(ctx, dir, nil) // refreshes the planner's statistics too
+	ds, err := odyssey.OpenDataset(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("%s (with statistics: %v)", summary, time.Since(t0).Round(time.Millisecond))
+	res, err := s.ImportOdyssey(ctx, ds, OdysseyImportOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.OptimizeQueries(ctx) // as an import by the app does (app/workflow)
+	b.Logf("imported %d episodes (with statistics: %v)", res.Episodes, time.Since(t0).Round(time.Millisecond))
 	var ids []int64
-	if err := s.ExplorerIDs(ctx, episode.Filter{}, func(p []int64) error { ids = append(ids, p...); return nil }); err != nil {
+	if err := s.ForEachMatchingID(ctx, episode.Filter{}, func(p []int64) error { ids = append(ids, p...); return nil }); err != nil {
 		b.Fatal(err)
 	}
 	return s, ids
@@ -149,7 +154,7 @@ func BenchmarkExplorer(b *testing.B) {
 	}
 
 	b.Run("count", func(b *testing.B) {
-		measure(b, func() error { _, err := s.ExplorerCount(ctx, randomFilter()); return err })
+		measure(b, func() error { _, err := s.CountMatching(ctx, randomFilter()); return err })
 	})
 	b.Run("page", func(b *testing.B) {
 		// A page (the Explorer reads 100 rows at a time) anywhere in the listing: the first, or one
@@ -160,7 +165,7 @@ func BenchmarkExplorer(b *testing.B) {
 			if r.IntN(2) == 0 {
 				off = benchPage * r.IntN(80)
 			}
-			_, err := s.ExplorerPage(ctx, f, srt, off, benchPage)
+			_, err := s.MatchingPage(ctx, f, srt, off, benchPage)
 			return err
 		})
 	})
@@ -168,10 +173,10 @@ func BenchmarkExplorer(b *testing.B) {
 		// What the listing does when the filter changes: count, then the first page.
 		measure(b, func() error {
 			f := randomFilter()
-			if _, err := s.ExplorerCount(ctx, f); err != nil {
+			if _, err := s.CountMatching(ctx, f); err != nil {
 				return err
 			}
-			_, err := s.ExplorerPage(ctx, f, randomSort(), 0, benchPage)
+			_, err := s.MatchingPage(ctx, f, randomSort(), 0, benchPage)
 			return err
 		})
 	})
@@ -189,15 +194,15 @@ func BenchmarkExplorer(b *testing.B) {
 			if r.IntN(2) == 0 {
 				srt = randomSort()
 			}
-			if _, err := s.ExplorerCount(ctx, f); err != nil {
+			if _, err := s.CountMatching(ctx, f); err != nil {
 				return err
 			}
-			_, err := s.ExplorerPage(ctx, f, srt, 0, benchPage)
+			_, err := s.MatchingPage(ctx, f, srt, 0, benchPage)
 			return err
 		})
 	})
 	b.Run("stats", func(b *testing.B) {
-		measure(b, func() error { _, err := s.ExplorerStats(ctx, randomFilter()); return err })
+		measure(b, func() error { _, err := s.MatchingStats(ctx, randomFilter()); return err })
 	})
 	b.Run("episode", func(b *testing.B) {
 		// Opening an episode in the detail view.
@@ -208,9 +213,9 @@ func BenchmarkExplorer(b *testing.B) {
 // BenchmarkExplorer100k pages through a store of 100,000 synthetic episodes (about 1.5 million
 // steps; explorer_gen_test.go) the way the Explorer's table scrolls: pages of 100 rows anywhere
 // in the listing, in every sort order, unfiltered and with a category filter. "page" reads a
-// page on its own (ExplorerPage, as the first page of a listing is read); "scroll" reads it by
-// id from the listing's order (ExplorerRows), which the Explorer reads once per filter and sort
-// (ExplorerOrder, timed in "order").
+// page on its own (MatchingPage, as the first page of a listing is read); "scroll" reads it by
+// id from the listing's order (EpisodeRows), which the Explorer reads once per filter and sort
+// (SortedIDs, timed in "order").
 //
 //	go test -run '^$' -bench Explorer100k -benchtime 200x ./store/
 func BenchmarkExplorer100k(b *testing.B) {
@@ -240,7 +245,7 @@ func BenchmarkExplorer100k(b *testing.B) {
 		f    episode.Filter
 	}{{"all", episode.Filter{}}, {"category", episode.Filter{}.WithFacet(episode.FacetCategory, genCategories[1])},
 		{"category+device", episode.Filter{}.WithFacet(episode.FacetCategory, genCategories[2]).WithFacet(episode.FacetDevice, genDevices[0])}} {
-		n, err := s.ExplorerCount(ctx, c.f)
+		n, err := s.CountMatching(ctx, c.f)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -250,7 +255,7 @@ func BenchmarkExplorer100k(b *testing.B) {
 			for b.Loop() {
 				srt, off := randomSort(), benchPage*r.IntN(n/benchPage)
 				t0 := time.Now()
-				if _, err := s.ExplorerPage(ctx, c.f, srt, off, benchPage); err != nil {
+				if _, err := s.MatchingPage(ctx, c.f, srt, off, benchPage); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))
@@ -263,7 +268,7 @@ func BenchmarkExplorer100k(b *testing.B) {
 			for b.Loop() {
 				srt := randomSort()
 				t0 := time.Now()
-				ids, err := s.ExplorerOrder(ctx, c.f, srt)
+				ids, err := s.SortedIDs(ctx, c.f, srt)
 				if err != nil || len(ids) != n {
 					b.Fatalf("%d ids of %d: %v", len(ids), n, err)
 				}
@@ -278,14 +283,14 @@ func BenchmarkExplorer100k(b *testing.B) {
 				srt := randomSort()
 				ids := orders[srt]
 				if ids == nil {
-					if ids, err = s.ExplorerOrder(ctx, c.f, srt); err != nil {
+					if ids, err = s.SortedIDs(ctx, c.f, srt); err != nil {
 						b.Fatal(err)
 					}
 					orders[srt] = ids
 				}
 				off := benchPage * r.IntN(n/benchPage)
 				t0 := time.Now()
-				if _, err := s.ExplorerRows(ctx, ids[off:min(off+benchPage, len(ids))], ""); err != nil {
+				if _, err := s.EpisodeRows(ctx, ids[off:min(off+benchPage, len(ids))], ""); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))

@@ -150,7 +150,7 @@ func TestExplorerCountAndPagesAgreeWithOracle(t *testing.T) {
 				want = append(want, e)
 			}
 		}
-		n, err := fx.s.ExplorerCount(ctx, f)
+		n, err := fx.s.CountMatching(ctx, f)
 		if err != nil {
 			t.Fatalf("%s: %v", f.Describe(), err)
 		}
@@ -164,7 +164,7 @@ func TestExplorerCountAndPagesAgreeWithOracle(t *testing.T) {
 			// Read in pages of 7 so the page boundaries are exercised.
 			var got []int64
 			for off := 0; ; off += 7 {
-				rows, err := fx.s.ExplorerPage(ctx, f, srt, off, 7)
+				rows, err := fx.s.MatchingPage(ctx, f, srt, off, 7)
 				if err != nil {
 					t.Fatalf("%s sorted by %v: %v", f.Describe(), srt, err)
 				}
@@ -184,7 +184,7 @@ func TestExplorerCountAndPagesAgreeWithOracle(t *testing.T) {
 					got[:min(5, len(got))], wantIDs[:min(5, len(wantIDs))])
 			}
 			// The whole order at once, and pages read by id from it, give the same listing.
-			order, err := fx.s.ExplorerOrder(ctx, f, srt)
+			order, err := fx.s.SortedIDs(ctx, f, srt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,11 +192,11 @@ func TestExplorerCountAndPagesAgreeWithOracle(t *testing.T) {
 				t.Errorf("%s sorted by %v: order of %d ids, oracle %d", f.Describe(), srt, len(order), len(wantIDs))
 			}
 			if len(order) > 7 {
-				rows, err := fx.s.ExplorerRows(ctx, order[7:14], f.Text)
+				rows, err := fx.s.EpisodeRows(ctx, order[7:14], f.Text)
 				if err != nil {
 					t.Fatal(err)
 				}
-				page, _ := fx.s.ExplorerPage(ctx, f, srt, 7, 7)
+				page, _ := fx.s.MatchingPage(ctx, f, srt, 7, 7)
 				if !reflect.DeepEqual(rows, page) {
 					t.Errorf("%s sorted by %v: rows by id differ from the page", f.Describe(), srt)
 				}
@@ -244,7 +244,7 @@ func asciiLower(s string) string {
 func TestExplorerPageCarriesFacetsAndMarksMatches(t *testing.T) {
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
-	rows, err := fx.s.ExplorerPage(ctx, episode.Filter{Text: "tokyo weath"}, episode.Sort{Key: episode.SortRelevance}, 0, 50)
+	rows, err := fx.s.MatchingPage(ctx, episode.Filter{Text: "tokyo weath"}, episode.Sort{Key: episode.SortRelevance}, 0, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,16 +268,16 @@ func TestExplorerPageCarriesFacetsAndMarksMatches(t *testing.T) {
 			t.Fatalf("row facets %v", r.Facets)
 		}
 	}
-	plain, err := fx.s.ExplorerPage(ctx, episode.Filter{}, episode.Sort{}, 0, 3)
+	plain, err := fx.s.MatchingPage(ctx, episode.Filter{}, episode.Sort{}, 0, 3)
 	if err != nil || len(plain) != 3 || plain[0].TaskMarked != "" {
 		t.Fatalf("plain page %+v, %v", plain, err)
 	}
 	// Whatever a user types is a valid query.
 	for _, q := range []string{`"`, `a AND`, `(`, `*`, `NEAR(`, `-x`, `tok'yo`, `: ^`, `ü`} {
-		if _, err := fx.s.ExplorerCount(ctx, episode.Filter{Text: q}); err != nil {
+		if _, err := fx.s.CountMatching(ctx, episode.Filter{Text: q}); err != nil {
 			t.Errorf("text %q: %v", q, err)
 		}
-		if _, err := fx.s.ExplorerPage(ctx, episode.Filter{Text: q}, episode.Sort{Key: episode.SortRelevance}, 0, 5); err != nil {
+		if _, err := fx.s.MatchingPage(ctx, episode.Filter{Text: q}, episode.Sort{Key: episode.SortRelevance}, 0, 5); err != nil {
 			t.Errorf("text %q page: %v", q, err)
 		}
 	}
@@ -287,7 +287,7 @@ func TestExplorerStatsAgreeWithOracle(t *testing.T) {
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	for _, f := range explorerFilters {
-		st, err := fx.s.ExplorerStats(ctx, f)
+		st, err := fx.s.MatchingStats(ctx, f)
 		if err != nil {
 			t.Fatalf("%s: %v", f.Describe(), err)
 		}
@@ -389,12 +389,12 @@ func TestExplorerSplits(t *testing.T) {
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	f := episode.Filter{Facets: map[string][]string{episode.FacetCategory: {"Web_Shopping"}}}
-	want, _ := fx.s.ExplorerCount(ctx, f)
+	want, _ := fx.s.CountMatching(ctx, f)
 	n, err := fx.s.CreateSplitFromFilter(ctx, "shopping", "test", f)
 	if err != nil || n != want {
 		t.Fatalf("split from filter: %d (want %d), %v", n, want, err)
 	}
-	if got, _ := fx.s.ExplorerCount(ctx, episode.Filter{Split: "shopping", Part: "test"}); got != want {
+	if got, _ := fx.s.CountMatching(ctx, episode.Filter{Split: "shopping", Part: "test"}); got != want {
 		t.Fatalf("filtering by the new split gives %d", got)
 	}
 	if _, err := fx.s.CreateSplitFromFilter(ctx, "random", "test", f); !errors.Is(err, ErrSplitExists) {
@@ -454,7 +454,7 @@ func TestExplorerIDsWalksInPages(t *testing.T) {
 	fillSynthetic(t, s, 1203, 3)
 	var pages []int
 	var all []int64
-	err := s.ExplorerIDs(context.Background(), episode.Filter{}, func(ids []int64) error {
+	err := s.ForEachMatchingID(context.Background(), episode.Filter{}, func(ids []int64) error {
 		pages = append(pages, len(ids))
 		all = append(all, ids...)
 		return nil
@@ -463,7 +463,7 @@ func TestExplorerIDsWalksInPages(t *testing.T) {
 		t.Fatalf("pages %v sorted=%v %v", pages, slices.IsSorted(all), err)
 	}
 	stop := errors.New("stop")
-	if err := s.ExplorerIDs(context.Background(), episode.Filter{}, func([]int64) error { return stop }); err != stop {
+	if err := s.ForEachMatchingID(context.Background(), episode.Filter{}, func([]int64) error { return stop }); err != stop {
 		t.Fatalf("walk did not stop: %v", err)
 	}
 }
@@ -561,7 +561,7 @@ func TestExplorerMarksIgnoreAccents(t *testing.T) {
 	}
 	marked := func(q string) []string {
 		t.Helper()
-		rows, err := s.ExplorerPage(ctx, episode.Filter{Text: q}, episode.Sort{Key: episode.SortID}, 0, 10)
+		rows, err := s.MatchingPage(ctx, episode.Filter{Text: q}, episode.Sort{Key: episode.SortID}, 0, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -600,7 +600,7 @@ func TestExplorerRowsSkipDeletedEpisodes(t *testing.T) {
 	if _, err := s.db.Exec(`DELETE FROM episodes WHERE id = ?`, ids[2]); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := s.ExplorerRows(ctx, []int64{ids[4], ids[2], ids[0]}, "")
+	rows, err := s.EpisodeRows(ctx, []int64{ids[4], ids[2], ids[0]}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/app/workflow"
 	"github.com/agentdesk/agentdesk/engine/gridworld"
 	"github.com/agentdesk/agentdesk/resources"
 	"github.com/agentdesk/agentdesk/store"
@@ -33,8 +34,8 @@ func newTestShell(t *testing.T, deps Deps) (*Shell, fyne.Window) {
 			if s != nil {
 				cur = s.deps.Store
 			}
-			if st, ok := cur.(registry.Store); ok && st != nil {
-				return st
+			if st, ok := cur.(*store.Store); ok && st != nil {
+				return workflow.Workflows{Store: st} // as the GUI entry gives it
 			}
 			return nil
 		}, registry.Options{})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/app"
 	_ "github.com/agentdesk/agentdesk/app/internal/plainlocale" // must initialise before fyne's lang
+	"github.com/agentdesk/agentdesk/app/workflow"
 	"github.com/agentdesk/agentdesk/resources"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui"
@@ -67,7 +68,7 @@ func Run(opts app.GUIOptions) int {
 		if current == nil {
 			return nil
 		}
-		return current
+		return workflow.Workflows{Store: current}
 	}
 	world := &glWorld{}
 	worldReady := make(chan struct{})

@@ -166,7 +166,7 @@ func (x *Workspace) exportDialog() {
 func (x *Workspace) exportTo(format, dest string) *workspace.Task {
 	st, f := x.st, x.filter
 	return x.runJob("Export selection", func(ctx context.Context, report func(float64, string)) (string, error) {
-		n, skipped, err := st.ExportSelection(ctx, f, format, dest, func(done, total int) {
+		n, skipped, err := st.ExportEpisodes(ctx, f, format, dest, func(done, total int) {
 			report(float64(done)/float64(max(total, 1)), fmt.Sprintf("%d of %d episodes", done, total))
 		})
 		if err != nil {

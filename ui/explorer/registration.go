@@ -20,16 +20,16 @@ import (
 type Store interface {
 	// Episode reads one episode with its steps.
 	Episode(ctx context.Context, id int64) (*episode.Episode, error)
-	// ExplorerCount counts the episodes a filter selects.
-	ExplorerCount(ctx context.Context, f episode.Filter) (int, error)
-	// ExplorerPage reads limit rows of the sorted listing from offset, search matches marked.
-	ExplorerPage(ctx context.Context, f episode.Filter, s episode.Sort, offset, limit int) ([]episode.Row, error)
-	// ExplorerOrder lists the ids of the whole sorted listing (8 bytes an episode).
-	ExplorerOrder(ctx context.Context, f episode.Filter, s episode.Sort) ([]int64, error)
-	// ExplorerRows reads listing rows by id, in that order, matches of text marked.
-	ExplorerRows(ctx context.Context, ids []int64, text string) ([]episode.Row, error)
-	// ExplorerStats describes the selection: lengths, actions, categories/apps/devices, splits.
-	ExplorerStats(ctx context.Context, f episode.Filter) (episode.Stats, error)
+	// CountMatching counts the episodes a filter selects.
+	CountMatching(ctx context.Context, f episode.Filter) (int, error)
+	// MatchingPage reads limit rows of the sorted listing from offset, search matches marked.
+	MatchingPage(ctx context.Context, f episode.Filter, s episode.Sort, offset, limit int) ([]episode.Row, error)
+	// SortedIDs lists the ids of the whole sorted listing (8 bytes an episode).
+	SortedIDs(ctx context.Context, f episode.Filter, s episode.Sort) ([]int64, error)
+	// EpisodeRows reads listing rows by id, in that order, matches of text marked.
+	EpisodeRows(ctx context.Context, ids []int64, text string) ([]episode.Row, error)
+	// MatchingStats describes the selection: lengths, actions, categories/apps/devices, splits.
+	MatchingStats(ctx context.Context, f episode.Filter) (episode.Stats, error)
 	// FacetValues lists a facet's values over the store with their episode counts.
 	FacetValues(ctx context.Context, facet string) ([]episode.Count, error)
 	// SourceCounts lists the sources with their episode counts.
@@ -51,8 +51,8 @@ type Store interface {
 	// ImportOdysseyFolder imports a GUI Odyssey dataset folder in one transaction, reporting
 	// progress; it returns a summary and the warnings.
 	ImportOdysseyFolder(ctx context.Context, dir string, progress func(phase string, done, total int)) (string, []string, error)
-	// ExportSelection writes the selection's GUI Odyssey episodes as JSONL or original files.
-	ExportSelection(ctx context.Context, f episode.Filter, format, dest string, progress func(done, total int)) (written, skipped int, err error)
+	// ExportEpisodes writes the selection's GUI Odyssey episodes as JSONL or original files.
+	ExportEpisodes(ctx context.Context, f episode.Filter, format, dest string, progress func(done, total int)) (written, skipped int, err error)
 	// ScorePredictionsFile scores a prediction file against a split ("official", "lenient" or
 	// "strict" mode) as the official evaluator does and saves the run, labelled with the prompt
 	// level ("high", "low"); metric overrides the split's (user splits; "" keeps it). It returns

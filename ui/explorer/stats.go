@@ -91,7 +91,7 @@ func (s *explorerStats) refreshIfStale() {
 	var stats episode.Stats
 	var err error
 	workspace.Run(s.x.host, nil, func(context.Context) {
-		stats, err = st.ExplorerStats(context.Background(), f)
+		stats, err = st.MatchingStats(context.Background(), f)
 	}, func() {
 		if gen != s.x.gen {
 			return

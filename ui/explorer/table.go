@@ -230,7 +230,7 @@ func (o *listingOrder) get(st Store, f episode.Filter, srt episode.Sort) ([]int6
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.got {
-		o.ids, o.err = st.ExplorerOrder(context.Background(), f, srt)
+		o.ids, o.err = st.SortedIDs(context.Background(), f, srt)
 		o.got = true
 	}
 	return o.ids, o.err
@@ -249,13 +249,13 @@ func (x *Workspace) loadPage(page int) {
 	returned := false // a page read at once is drawn by the table update that asked for it
 	workspace.Run(x.host, nil, func(context.Context) {
 		if page == 0 {
-			rows, err = st.ExplorerPage(context.Background(), f, srt, 0, explorerPage)
+			rows, err = st.MatchingPage(context.Background(), f, srt, 0, explorerPage)
 			return
 		}
 		var ids []int64
 		if ids, err = listing.get(st, f, srt); err == nil {
 			from := min(page*explorerPage, len(ids))
-			rows, err = st.ExplorerRows(context.Background(), ids[from:min(from+explorerPage, len(ids))], f.Text)
+			rows, err = st.EpisodeRows(context.Background(), ids[from:min(from+explorerPage, len(ids))], f.Text)
 		}
 	}, func() {
 		if gen != x.gen {
@@ -289,7 +289,7 @@ func (x *Workspace) reload() {
 	var err error
 	start := time.Now()
 	workspace.Run(x.host, nil, func(context.Context) {
-		n, err = st.ExplorerCount(context.Background(), f)
+		n, err = st.CountMatching(context.Background(), f)
 	}, func() {
 		if gen != x.gen {
 			return

@@ -21,6 +21,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/app/workflow"
 	"github.com/agentdesk/agentdesk/engine/conformance"
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/mobileenv"
@@ -59,7 +60,7 @@ func TestExplorerListsFiltersAndOpens(t *testing.T) {
 	test.NewTempApp(t)
 	st := uitest.SeededStore(t)
 	saveGridworldEpisode(t, st) // as the Gridworld workspace records a played episode
-	h, x, _ := openExplorer(t, st)
+	h, x, _ := openExplorer(t, wf(st))
 	if !strings.Contains(x.status.Text, "7 episodes") {
 		t.Fatalf("explorer status: %q", x.status.Text)
 	}
@@ -94,7 +95,7 @@ func TestExplorerListsFiltersAndOpens(t *testing.T) {
 		t.Fatal("a gridworld episode offers to open in Demonstrations")
 	}
 	// The filter is remembered for the next time the workspace opens.
-	again := New(h, st)
+	again := New(h, wf(st))
 	if again.filter.Source != episode.SourceGridworld || again.count != 3 || again.source.Selected != "gridworld (3)" {
 		t.Fatalf("reopened explorer: filter %+v, %d rows, source %q", again.filter, again.count, again.source.Selected)
 	}
@@ -132,7 +133,7 @@ func bulkStore(t *testing.T, n int) *store.Store {
 
 func TestExplorerPagesThroughManyEpisodes(t *testing.T) {
 	test.NewTempApp(t)
-	_, x, _ := openExplorer(t, bulkStore(t, 2450))
+	_, x, _ := openExplorer(t, wf(bulkStore(t, 2450)))
 	if x.count != 2456 {
 		t.Fatalf("count %d", x.count)
 	}
@@ -182,19 +183,19 @@ type countingStore struct {
 	orders, pages, byID int
 }
 
-func (c *countingStore) ExplorerOrder(ctx context.Context, f episode.Filter, s episode.Sort) ([]int64, error) {
+func (c *countingStore) SortedIDs(ctx context.Context, f episode.Filter, s episode.Sort) ([]int64, error) {
 	c.orders++
-	return c.Store.ExplorerOrder(ctx, f, s)
+	return c.Store.SortedIDs(ctx, f, s)
 }
 
-func (c *countingStore) ExplorerPage(ctx context.Context, f episode.Filter, s episode.Sort, offset, limit int) ([]episode.Row, error) {
+func (c *countingStore) MatchingPage(ctx context.Context, f episode.Filter, s episode.Sort, offset, limit int) ([]episode.Row, error) {
 	c.pages++
-	return c.Store.ExplorerPage(ctx, f, s, offset, limit)
+	return c.Store.MatchingPage(ctx, f, s, offset, limit)
 }
 
-func (c *countingStore) ExplorerRows(ctx context.Context, ids []int64, text string) ([]episode.Row, error) {
+func (c *countingStore) EpisodeRows(ctx context.Context, ids []int64, text string) ([]episode.Row, error) {
 	c.byID++
-	return c.Store.ExplorerRows(ctx, ids, text)
+	return c.Store.EpisodeRows(ctx, ids, text)
 }
 
 // Scrolling a listing reads its selection once: the first page on its own, the ids of the whole
@@ -202,7 +203,7 @@ func (c *countingStore) ExplorerRows(ctx context.Context, ids []int64, text stri
 // the sort changes.
 func TestExplorerReadsTheListingOncePerFilter(t *testing.T) {
 	test.NewTempApp(t)
-	st := &countingStore{Store: bulkStore(t, 2450)}
+	st := &countingStore{Store: wf(bulkStore(t, 2450))}
 	_, x, _ := openExplorer(t, st)
 	*st = countingStore{Store: st.Store}
 	selectPrefix(t, x.facets[episode.FacetCategory], "Web_Shopping (")
@@ -218,7 +219,7 @@ func TestExplorerReadsTheListingOncePerFilter(t *testing.T) {
 	if st.orders != 1 || st.pages != 1 || st.byID != pages-1 {
 		t.Fatalf("%d pages read with %d listings, %d pages and %d reads by id", pages, st.orders, st.pages, st.byID)
 	}
-	want, _ := st.Store.ExplorerOrder(context.Background(), x.filter, x.sort)
+	want, _ := st.Store.SortedIDs(context.Background(), x.filter, x.sort)
 	if !slices.Equal(got, want) {
 		t.Fatal("the rows read by id are not the listing")
 	}
@@ -227,7 +228,7 @@ func TestExplorerReadsTheListingOncePerFilter(t *testing.T) {
 	if st.orders != 2 {
 		t.Fatalf("a new sort read %d listings in all", st.orders)
 	}
-	direct, _ := st.Store.ExplorerPage(context.Background(), x.filter, x.sort, explorerPage*3, 1)
+	direct, _ := st.Store.MatchingPage(context.Background(), x.filter, x.sort, explorerPage*3, 1)
 	if r, _ := x.row(explorerPage * 3); r.ID != direct[0].ID {
 		t.Fatalf("row %d by steps: episode %d, the store's page says %d", explorerPage*3, r.ID, direct[0].ID)
 	}
@@ -247,7 +248,7 @@ func selectPrefix(t *testing.T, s *widget.Select, prefix string) {
 
 func TestExplorerSearchMarksMatchesAndSorts(t *testing.T) {
 	test.NewTempApp(t)
-	_, x, w := openExplorer(t, bulkStore(t, 300))
+	_, x, w := openExplorer(t, wf(bulkStore(t, 300)))
 	x.search.OnSubmitted("tokyo wea")
 	if x.count != 43 { // i = 0, 7, ..., 294
 		t.Fatalf("search found %d", x.count)
@@ -342,7 +343,7 @@ func tapHeader(t *testing.T, x *Workspace, title string) {
 
 func TestExplorerStatisticsCharts(t *testing.T) {
 	test.NewTempApp(t)
-	_, x, _ := openExplorer(t, bulkStore(t, 90))
+	_, x, _ := openExplorer(t, wf(bulkStore(t, 90)))
 	x.facets[episode.FacetDevice].SetSelected("Pixel Fold (90)")
 	x.tabs.SelectIndex(1)
 	st := x.stats
@@ -371,7 +372,7 @@ func TestExplorerStatisticsCharts(t *testing.T) {
 
 func TestExplorerSplits(t *testing.T) {
 	test.NewTempApp(t)
-	_, x, _ := openExplorer(t, bulkStore(t, 100))
+	_, x, _ := openExplorer(t, wf(bulkStore(t, 100)))
 	x.source.SetSelected("bulk (100)")
 	x.tabs.SelectIndex(2)
 	sp := x.splits
@@ -437,7 +438,7 @@ func TestExplorerSplits(t *testing.T) {
 func importSample(t *testing.T) (*Workspace, fyne.Window) {
 	t.Helper()
 	test.NewTempApp(t)
-	_, x, w := openExplorer(t, uitest.SeededStore(t))
+	_, x, w := openExplorer(t, wf(uitest.SeededStore(t)))
 	dir := copyTree(t, filepath.Join(odysseyVectors, "sample"))
 	x.importFolder(dir)
 	if n := x.filter.Source; n != "" {
@@ -690,7 +691,7 @@ func TestExplorerOpensMobileEnvEpisodeInDemonstrations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, x, _ := openExplorer(t, st)
+	h, x, _ := openExplorer(t, wf(st))
 	x.setFilter(episode.Filter{Source: episode.SourceMobileEnv})
 	x.sortBy(episode.SortID)
 	x.sortBy(episode.SortID) // newest first
@@ -765,7 +766,7 @@ func TestFrameSourceReadsZippedScreenshotsAndLetsGo(t *testing.T) {
 func TestDroppedOdysseyDatasetIsImported(t *testing.T) {
 	test.NewTempApp(t)
 	st := uitest.SeededStore(t)
-	_, x, _ := openExplorer(t, st)
+	_, x, _ := openExplorer(t, wf(st))
 	dir := copyTree(t, filepath.Join(odysseyVectors, "sample"))
 	if !x.Opens(dir) {
 		t.Fatal("the workspace does not take a dataset folder")
@@ -773,7 +774,7 @@ func TestDroppedOdysseyDatasetIsImported(t *testing.T) {
 	if err := x.Open(dir, -1); err != nil { // as the shell opens a dropped folder
 		t.Fatal(err)
 	}
-	if n, _ := st.ExplorerCount(context.Background(), episode.Filter{Source: episode.SourceOdyssey}); n != 13 {
+	if n, _ := st.CountMatching(context.Background(), episode.Filter{Source: episode.SourceOdyssey}); n != 13 {
 		t.Fatalf("%d odyssey episodes after dropping the folder", n)
 	}
 
@@ -861,7 +862,7 @@ func TestPredictionCrossReadsOnRedAndTinyFrames(t *testing.T) {
 func TestExplorerImportRecordsTheFolderAsRecent(t *testing.T) {
 	test.NewTempApp(t)
 	st := uitest.SeededStore(t)
-	_, x, _ := openExplorer(t, st)
+	_, x, _ := openExplorer(t, wf(st))
 	dir := copyTree(t, filepath.Join(odysseyVectors, "sample"))
 	x.importFolder(dir)
 	recent, err := st.Recent(context.Background(), 10)
@@ -883,3 +884,6 @@ func TestExplorerImportRecordsTheFolderAsRecent(t *testing.T) {
 }
 
 func first(info, _ string) string { return info }
+
+// wf is st as the app gives it to the workspace: with the imports and scoring of app/workflow.
+func wf(st *store.Store) Store { return workflow.Workflows{Store: st} }
