@@ -119,20 +119,16 @@ func (c *command) find(name string) *command {
 	return nil
 }
 
-// root is the command tree. Each workspace's feature adds its commands to its group.
+// root is the command tree: the groups are listed here, each defined in its own file.
 var root = &command{name: "agentdesk", sub: []*command{
 	{name: "help", args: "[COMMAND ...]", summary: "show help for a command"},
 	{name: "version", summary: "print the version", setup: noFlags(runVersion)},
-	{name: "store", summary: "the local store: where it is and what it holds", sub: []*command{
-		{name: "info", summary: "print the store's path, schema version and contents", setup: noFlags(runStoreInfo)},
-		{name: "path", summary: "print the store's path", setup: noFlags(runStorePath)},
-		{name: "check", args: "[--quick]", summary: "run SQLite's integrity check on the store and list what it finds (exit 1 when damaged)", setup: storeCheck},
-	}},
-	{name: "gridworld", summary: "IGLU-compatible voxel building environment"},
-	{name: "pickle", summary: "Mobile-Env annotation pickles"},
-	{name: "template", summary: "Mobile-Env task-definition templates"},
-	{name: "eval", summary: "local human-evaluation sessions"},
-	{name: "odyssey", summary: "GUI Odyssey episode datasets"},
+	storeCommands(),
+	gridworldCommands(),
+	pickleCommands(),
+	templateCommands(),
+	evalCommands(),
+	odysseyCommands(),
 }}
 
 // Main runs Agentdesk with the process arguments (without the program name) and returns the
@@ -365,87 +361,4 @@ func runVersion(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "agentdesk %s (schema %d)\n", Version, store.SchemaVersion)
 	return nil
-}
-
-func runStorePath(e *env, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf("takes no arguments")
-	}
-	path, err := e.storeFile()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, path)
-	return nil
-}
-
-func runStoreInfo(e *env, args []string) error {
-	st, err := e.openStoreFor(args, 0, "takes no arguments")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ctx := context.Background()
-	o, err := st.Overview(ctx)
-	if err != nil {
-		return err
-	}
-	v, err := st.Version(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "store\t%s\n", st.Path())
-	fmt.Fprintf(tw, "schema version\t%d\n", v)
-	fmt.Fprintf(tw, "episodes\t%d\n", o.Episodes())
-	srcs := make([]string, 0, len(o.EpisodesBySource))
-	for s := range o.EpisodesBySource {
-		srcs = append(srcs, s)
-	}
-	sort.Strings(srcs)
-	for _, s := range srcs {
-		fmt.Fprintf(tw, "  %s\t%d\n", s, o.EpisodesBySource[s])
-	}
-	fmt.Fprintf(tw, "steps\t%d\n", o.Steps)
-	fmt.Fprintf(tw, "splits\t%d\n", o.Splits)
-	fmt.Fprintf(tw, "template folders\t%d\n", o.TemplateFolders)
-	fmt.Fprintf(tw, "evaluation projects\t%d\n", o.EvalProjects)
-	fmt.Fprintf(tw, "imported files\t%d\n", o.ImportedFiles)
-	return tw.Flush()
-}
-
-func storeCheck(fs *flag.FlagSet) runFunc {
-	quick := fs.Bool("quick", false, "the faster quick_check (does not compare indexes with their tables)")
-	return func(e *env, args []string) error {
-		path, err := e.storeFile()
-		if err != nil {
-			return err
-		}
-		if len(args) > 0 {
-			return usageErrorf("takes no arguments")
-		}
-		if _, err := os.Stat(path); err != nil {
-			return fmt.Errorf("no store at %s: %w", path, err)
-		}
-		// read-only: checking writes nothing, and must not wait for a writer
-		st, err := store.OpenWith(path, store.Options{ReadOnly: true})
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		start := time.Now()
-		problems, err := st.Check(context.Background(), *quick)
-		if err != nil {
-			return err
-		}
-		if len(problems) == 0 {
-			fmt.Fprintf(e.stdout, "%s: ok (checked in %v)\n", path, time.Since(start).Round(time.Millisecond))
-			return nil
-		}
-		for _, p := range problems {
-			fmt.Fprintln(e.stdout, p)
-		}
-		return fmt.Errorf("%s is damaged: %d problem(s). Export what can still be read (agentdesk odyssey export, agentdesk eval export), "+
-			"then move the file away and start a new store", path, len(problems))
-	}
 }

@@ -19,9 +19,9 @@ import (
 	"github.com/agentdesk/agentdesk/store"
 )
 
-func init() {
-	g := root.find("eval")
-	g.sub = append(g.sub,
+// evalCommands is the eval group: local human-evaluation sessions.
+func evalCommands() *command {
+	return &command{name: "eval", summary: "local human-evaluation sessions", sub: []*command{
 		&command{name: "import", args: "DIR|FILE.toml",
 			summary: "import a ChatEvaluationPlatform project folder (or an Agentdesk project file) and print what was understood and ignored",
 			setup:   interspersed(evalImportSetup), raw: true},
@@ -65,7 +65,7 @@ func init() {
 				}
 				return nil
 			})},
-	)
+	}}
 }
 
 // interspersed lets a command take its flags before or after its arguments

@@ -12,9 +12,9 @@ import (
 	"github.com/agentdesk/agentdesk/engine/render"
 )
 
-func init() {
-	g := root.find("gridworld")
-	g.sub = append(g.sub,
+// gridworldCommands is the gridworld group: IGLU-compatible voxel building environment.
+func gridworldCommands() *command {
+	return &command{name: "gridworld", summary: "IGLU-compatible voxel building environment", sub: []*command{
 		&command{name: "bench", summary: "measure environment steps/s, resets/s and maximal-intersection time",
 			setup: gridworldBench},
 		&command{name: "run", args: "--agent CMD|random", summary: "let an agent play episodes headless and store them",
@@ -22,7 +22,7 @@ func init() {
 		&command{name: "tasks", summary: "list the tasks of a task specification", args: "[SPEC]",
 			setup: noFlags(gridworldTasks)},
 		&command{name: "play", summary: "open the app in the Gridworld workspace", setup: gridworldPlay},
-	)
+	}}
 }
 
 func gridworldRun(fs *flag.FlagSet) runFunc {

@@ -23,9 +23,9 @@ import (
 	"github.com/agentdesk/agentdesk/store"
 )
 
-func init() {
-	g := root.find("odyssey")
-	g.sub = append(g.sub,
+// odysseyCommands is the odyssey group: GUI Odyssey episode datasets.
+func odysseyCommands() *command {
+	return &command{name: "odyssey", summary: "GUI Odyssey episode datasets", sub: []*command{
 		&command{name: "import", args: "DIR", summary: "import a GUI Odyssey folder (annotations, splits, screenshots) into the store",
 			setup: odysseyImport},
 		&command{name: "splits", summary: "list the splits in the store with their sizes", setup: odysseySplits},
@@ -42,7 +42,7 @@ func init() {
 		&command{name: "runs", summary: "list saved scoring runs", setup: odysseyRuns},
 		&command{name: "generate", summary: "write a synthetic full-scale dataset in the real layout (development)",
 			setup: odysseyGenerate},
-	)
+	}}
 }
 
 // progressLine rewrites one status line on a terminal; elsewhere it stays silent.

@@ -13,9 +13,9 @@ import (
 	"github.com/agentdesk/agentdesk/engine/mobileenv"
 )
 
-func init() {
-	g := root.find("pickle")
-	g.sub = append(g.sub,
+// pickleCommands is the pickle group: Mobile-Env annotation pickles.
+func pickleCommands() *command {
+	return &command{name: "pickle", summary: "Mobile-Env annotation pickles", sub: []*command{
 		&command{name: "info", args: "PKL", summary: "summarise an annotation file: kind, protocol, trajectories, steps, rewards, instructions, observations",
 			setup: pickleInfo},
 		&command{name: "resave", args: "PKL_NAME:S:T DUMPDIR TASKFOLDER",
@@ -28,7 +28,7 @@ func init() {
 			summary: "export every trajectory as annotated frames under VIDEO_PATH", setup: pickleVisualize},
 		&command{name: "video", args: "PKL_PATH VIDEO_PATH",
 			summary: "export every trajectory as a video (ffmpeg when present, else an animated GIF)", setup: pickleVideo},
-	)
+	}}
 }
 
 func pickleInfo(fs *flag.FlagSet) runFunc {

@@ -7,16 +7,16 @@ import (
 	"github.com/agentdesk/agentdesk/engine/template"
 )
 
-func init() {
-	g := root.find("template")
-	g.sub = append(g.sub,
+// templateCommands is the template group: Mobile-Env task-definition templates.
+func templateCommands() *command {
+	return &command{name: "template", summary: "Mobile-Env task-definition templates", sub: []*command{
 		&command{name: "init", args: "TEMPLATE STEPNAME DUMPDIR",
 			summary: "write the blank config of a template (DUMPDIR/<template class>-STEPNAME.conf)",
 			setup:   noFlags(templateInit), raw: true},
 		&command{name: "parse", args: "--task TASKFILE [-p TEMPLATES_DIR] [-o OUTPUTFILE] [--no-autocat-commands]",
 			summary: "instantiate a .task file into one multi-step task definition (stdout without -o)",
 			setup:   noFlags(templateParse), raw: true},
-	)
+	}}
 }
 
 func templateInit(e *env, args []string) error {

@@ -1,3 +1,7 @@
+// Package desktop is the GUI entry: the only code that starts fyne. Run opens the main window
+// on a store, registers the workspaces with the shell (ui/registry), starts the 3D renderer of
+// the Gridworld workspace once the app runs (world.go), asks the workspaces about unsaved work
+// when the window closes, and closes the store last.
 package desktop
 
 import (
