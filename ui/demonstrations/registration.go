@@ -22,13 +22,7 @@ func NewRegistration(store func() Store) workspace.Registration {
 	return workspace.Registration{
 		ID: workspace.Demonstrations, Title: "Demonstrations", Icon: theme.MediaVideoIcon(),
 		Intro: "Open Mobile-Env annotation pickles, scrub frames, and edit steps, instructions and rewards by pointing and clicking.",
-		New: func(h workspace.Host) workspace.Workspace {
-			var st Store
-			if store != nil {
-				st = store()
-			}
-			return New(h, st)
-		},
+		New:   func(h workspace.Host) workspace.Workspace { return New(h, workspace.Value(store)) },
 		Summary: func(o episode.Overview) string {
 			return widgets.Plural(o.EpisodesBySource[episode.SourceMobileEnv], "Mobile-Env trajectory")
 		},

@@ -62,14 +62,8 @@ type Store interface {
 func NewRegistration(store func() Store) workspace.Registration {
 	return workspace.Registration{
 		ID: workspace.Evaluation, Title: "Evaluation", Icon: theme.ListIcon(),
-		Intro: "Run local human-evaluation sessions: screening, likert, pairwise and per-turn labels, dialogue collection, agreement.",
-		New: func(h workspace.Host) workspace.Workspace {
-			var st Store
-			if store != nil {
-				st = store()
-			}
-			return New(h, st)
-		},
+		Intro:   "Run local human-evaluation sessions: screening, likert, pairwise and per-turn labels, dialogue collection, agreement.",
+		New:     func(h workspace.Host) workspace.Workspace { return New(h, workspace.Value(store)) },
 		Summary: func(o episode.Overview) string { return widgets.Plural(o.EvalProjects, "evaluation project") },
 	}
 }

@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2/test"
-
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
-	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
@@ -22,15 +19,8 @@ import (
 // changes); the next workspace resumes the conversation with a fresh program. Leaving the
 // workspace for another screen keeps it, and the chat, as it is.
 func TestEvalExecBotsStopWhenTheWorkspaceIsLeft(t *testing.T) {
-	test.NewTempApp(t)
-	st, err := store.Open(filepath.Join(t.TempDir(), "eval.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	h := uitest.NewHost(t, 1400, 900)
-	w := New(h, st)
-	h.Put(w)
+	w, _, st := evalTestWS(t)
+	h := w.host.(*uitest.Host)
 	imp := readExample(t, w, "collect")
 	pids := filepath.Join(t.TempDir(), "pids")
 	bot := ev.BotSpec{Kind: ev.BotExec, Command: []string{"sh", "-c",

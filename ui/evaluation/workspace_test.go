@@ -26,11 +26,7 @@ const evalExample = "../../testdata/conformance/evaluation/example-project"
 func evalTestWS(t *testing.T) (*Workspace, fyne.Window, *store.Store) {
 	t.Helper()
 	test.NewTempApp(t)
-	st, err := store.Open(filepath.Join(t.TempDir(), "eval.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := uitest.OpenStore(t)
 	h := uitest.NewHost(t, 1400, 900)
 	w := New(h, st)
 	h.Put(w)

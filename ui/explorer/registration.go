@@ -74,14 +74,8 @@ type Store interface {
 func NewRegistration(store func() Store) workspace.Registration {
 	return workspace.Registration{
 		ID: workspace.Explorer, Title: "Explorer", Icon: theme.SearchIcon(),
-		Intro: "Browse every episode in the store by split; filter, search, and score model predictions.",
-		New: func(h workspace.Host) workspace.Workspace {
-			var st Store
-			if store != nil {
-				st = store()
-			}
-			return New(h, st)
-		},
+		Intro:   "Browse every episode in the store by split; filter, search, and score model predictions.",
+		New:     func(h workspace.Host) workspace.Workspace { return New(h, workspace.Value(store)) },
 		Summary: Summary,
 	}
 }

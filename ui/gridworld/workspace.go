@@ -90,9 +90,7 @@ type Workspace struct {
 // New builds the workspace on the task deps.Task names ("samples" when empty).
 func New(h workspace.Host, deps Deps) *Workspace {
 	g := &Workspace{host: h, deps: deps, space: spaceWalking, ghost: true, recording: true, orbit: DefaultOrbit}
-	if deps.Store != nil {
-		g.store = deps.Store()
-	}
+	g.store = workspace.Value(deps.Store)
 	if deps.Sources == nil {
 		g.deps.Sources = &Sources{}
 	}

@@ -21,14 +21,8 @@ type Store interface {
 func NewRegistration(store func() Store) workspace.Registration {
 	return workspace.Registration{
 		ID: workspace.Templates, Title: "Templates", Icon: theme.DocumentIcon(),
-		Intro: "Design Mobile-Env task-definition templates, fill their configs and preview the multi-step task live.",
-		New: func(h workspace.Host) workspace.Workspace {
-			var st Store
-			if store != nil {
-				st = store()
-			}
-			return New(h, st)
-		},
+		Intro:   "Design Mobile-Env task-definition templates, fill their configs and preview the multi-step task live.",
+		New:     func(h workspace.Host) workspace.Workspace { return New(h, workspace.Value(store)) },
 		Summary: func(o episode.Overview) string { return widgets.Plural(o.TemplateFolders, "template folder") },
 	}
 }

@@ -92,3 +92,12 @@ const (
 	Evaluation     = "evaluation"
 	Explorer       = "explorer"
 )
+
+// Value is f(), or the zero value when f is nil (a registration made without a store).
+func Value[T any](f func() T) T {
+	var zero T
+	if f == nil {
+		return zero
+	}
+	return f()
+}
