@@ -348,9 +348,21 @@ func SaveWindowSize(prefs fyne.Preferences, size fyne.Size) {
 	prefs.SetFloat(prefWindowHeight, float64(size.Height))
 }
 
-// WindowSize is the remembered window size, or a default that fits a laptop screen.
-func WindowSize(prefs fyne.Preferences) fyne.Size {
-	w := prefs.FloatWithFallback(prefWindowWidth, 1200)
-	h := prefs.FloatWithFallback(prefWindowHeight, 780)
-	return fyne.NewSize(float32(max(w, 640)), float32(max(h, 480)))
+// WindowSize is the window's size at the start: the remembered size, or 85 % of the screen
+// (1200x780 when the screen's size is unknown), never larger than the screen (less room for
+// its title bar and panels). screen is the monitor's size in fyne units, zero when unknown.
+func WindowSize(prefs fyne.Preferences, screen fyne.Size) fyne.Size {
+	w, h := float32(1200), float32(780)
+	if screen.Width > 0 && screen.Height > 0 {
+		w, h = screen.Width*0.85, screen.Height*0.85
+	}
+	w = float32(prefs.FloatWithFallback(prefWindowWidth, float64(w)))
+	h = float32(prefs.FloatWithFallback(prefWindowHeight, float64(h)))
+	if screen.Width > 0 && screen.Height > 0 {
+		w, h = min(w, screen.Width), min(h, screen.Height-screenChrome)
+	}
+	return fyne.NewSize(max(w, 640), max(h, 480))
 }
+
+// screenChrome is the height a window manager takes for the title bar and a panel.
+const screenChrome = 30

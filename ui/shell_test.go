@@ -241,15 +241,42 @@ func TestAboutListsVersionAndLicences(t *testing.T) {
 
 func TestWindowSizeIsRemembered(t *testing.T) {
 	a := test.NewTempApp(t)
-	if got := WindowSize(a.Preferences()); got != fyne.NewSize(1200, 780) {
-		t.Fatalf("default size %v", got)
+	if got := WindowSize(a.Preferences(), fyne.Size{}); got != fyne.NewSize(1200, 780) {
+		t.Fatalf("default size without a screen size %v", got)
+	}
+	if got := WindowSize(a.Preferences(), fyne.NewSize(1920, 1080)); got != fyne.NewSize(1632, 918) {
+		t.Fatalf("default size on 1920x1080: %v", got)
 	}
 	SaveWindowSize(a.Preferences(), fyne.NewSize(900, 600))
-	if got := WindowSize(a.Preferences()); got != fyne.NewSize(900, 600) {
+	if got := WindowSize(a.Preferences(), fyne.Size{}); got != fyne.NewSize(900, 600) {
 		t.Fatalf("remembered size %v", got)
 	}
 	SaveWindowSize(a.Preferences(), fyne.NewSize(10, 10)) // a minimised window is not remembered
-	if got := WindowSize(a.Preferences()); got != fyne.NewSize(900, 600) {
+	if got := WindowSize(a.Preferences(), fyne.Size{}); got != fyne.NewSize(900, 600) {
 		t.Fatalf("size after minimise %v", got)
+	}
+	// a size remembered on a large screen is cut to a small one
+	SaveWindowSize(a.Preferences(), fyne.NewSize(1800, 1000))
+	if got := WindowSize(a.Preferences(), fyne.NewSize(1024, 700)); got != fyne.NewSize(1024, 670) {
+		t.Fatalf("1800x1000 on a 1024x700 screen: %v", got)
+	}
+}
+
+// TestEveryScreenFitsALaptop: with every screen on show, the main window's content needs no
+// more than a 1024x700 screen gives it (less the title bar), so the window never grows past it.
+func TestEveryScreenFitsALaptop(t *testing.T) {
+	test.NewTempApp(t)
+	for name, st := range map[string]*store.Store{"seeded": uitest.SeededStore(t), "empty": uitest.OpenStore(t)} {
+		s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path()})
+		w.Resize(fyne.NewSize(871, 595)) // the window's first size on a 1024x700 screen: rows wrap
+		for _, sc := range s.screens {
+			s.Show(sc.ID)
+			w.Resize(fyne.NewSize(871, 595))
+			m := s.root.MinSize()
+			t.Logf("%s store, %s: %.0fx%.0f", name, sc.ID, m.Width, m.Height)
+			if m.Width > 1024 || m.Height > 670 {
+				t.Errorf("%s store, %s needs %.0fx%.0f: more than a 1024x700 screen", name, sc.ID, m.Width, m.Height)
+			}
+		}
 	}
 }

@@ -111,7 +111,7 @@ func Run(opts app.GUIOptions) int {
 		}
 		shell.OpenFiles(paths)
 	})
-	w.Resize(ui.WindowSize(a.Preferences()))
+	w.Resize(ui.WindowSize(a.Preferences(), fyne.Size{}))
 	w.SetCloseIntercept(func() {
 		// unsaved work in any workspace is asked about first; Cancel keeps the window open
 		shell.Quit(func() {
@@ -122,6 +122,12 @@ func Run(opts app.GUIOptions) int {
 	// fyne terminates GLFW before the app's on-stopped hook: the renderer goes with the window.
 	w.SetOnClosed(world.close)
 	a.Lifecycle().SetOnStarted(func() {
+		// now that GLFW runs, the screen's size is known: the window never opens larger
+		if screen := screenSize(w); screen.Width > 0 {
+			if size := ui.WindowSize(a.Preferences(), screen); size != w.Canvas().Size() {
+				w.Resize(size)
+			}
+		}
 		world.start()
 		close(worldReady) // the Gridworld workspace draws its 3D view now
 		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)

@@ -139,10 +139,10 @@ func New(h workspace.Host, store Store) *Workspace {
 		d.setStatus("Cancelled.")
 	}
 	top := container.NewVBox(
-		container.NewHBox(open, defs, importB, widget.NewSeparator(), undo, redo, save, saveAs),
+		widgets.NewFlow(open, defs, importB, undo, redo, save, saveAs),
 		d.fileLabel, d.busy.Content)
 	editBar := container.NewVBox(
-		container.NewHBox(markA, d.rangeL, del, removeT),
+		widgets.NewFlow(markA, d.rangeL, del, removeT),
 		container.NewBorder(nil, nil, nil, container.NewHBox(setInstr, clearInstr), d.instr),
 		container.NewBorder(nil, nil, nil, setReward, d.reward),
 		container.NewBorder(nil, nil, widget.NewLabel("Modifiers"), nil, d.modLabel),

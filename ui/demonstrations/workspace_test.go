@@ -335,3 +335,9 @@ func TestDemonstrationsUnsavedWork(t *testing.T) {
 		t.Fatalf("Save: file unchanged %v, backup %v, unsaved %q", bytes.Equal(now, before), err, d.UnsavedWork())
 	}
 }
+
+// TestDemonstrationsFitsALaptop: a file with its frames on show fits a 1024x700 screen.
+func TestDemonstrationsFitsALaptop(t *testing.T) {
+	_, d, _ := openDemo(t, "inputs/synthetic_visual.pkl")
+	uitest.Fits(t, "Demonstrations with a file", d.Content())
+}

@@ -950,3 +950,29 @@ func TestEvalAnswerStateExtraKeys(t *testing.T) {
 		t.Fatalf("new state: %s", out)
 	}
 }
+
+// TestEvaluationFitsALaptop: the project list, an open project's tabs, training and unit pages
+// and a collection chat fit a 1024x700 screen.
+func TestEvaluationFitsALaptop(t *testing.T) {
+	w, _, _ := evalTestWS(t)
+	uitest.Fits(t, "the project list", w.Content())
+	importExample(t, w)
+	for i := range w.tabs.Items {
+		w.tabs.SelectIndex(i)
+		uitest.Fits(t, "project tab "+w.tabs.Items[i].Text, w.Content())
+	}
+	w.tabs.SelectIndex(0)
+	s := w.session
+	s.signIn("ada")
+	uitest.Fits(t, "a training page", w.Content())
+	doTraining(t, s, false, false)
+	uitest.Fits(t, "a unit page", w.Content())
+
+	w2, _, _ := evalTestWS(t)
+	imp := readExample(t, w2, "collect")
+	imp.project.Bots["botA"] = ev.BotSpec{Kind: ev.BotEcho}
+	imp.project.Bots["botB"] = ev.BotSpec{Kind: ev.BotEcho}
+	w2.create("collect", "imported", evalExample, imp.project, "", nil)
+	w2.session.signIn("chatter")
+	uitest.Fits(t, "a collection chat", w2.Content())
+}

@@ -22,10 +22,10 @@ import (
 )
 
 // Scoring modes offered, with the store's names.
-var scoringModes = []struct{ label, mode string }{
-	{"Official", "official"},
-	{"Lenient (numbers even when the official evaluation aborts; not official)", "lenient"},
-	{"Strict (a test step without a prediction is wrong; not official)", "strict"},
+var scoringModes = []struct{ label, mode, help string }{
+	{"Official", "official", "Exactly the official evaluation (it aborts on some inputs)."},
+	{"Lenient", "lenient", "Numbers even when the official evaluation aborts; not official."},
+	{"Strict", "strict", "A test step without a prediction is wrong; not official."},
 }
 
 // scoringMetrics are the metric choices; a split's own is the official one, the others are
@@ -55,7 +55,8 @@ type explorerScoring struct {
 	split    *widget.Select
 	level    *widget.Select
 	metric   *widget.Select
-	mode     *widget.RadioGroup
+	mode     *widget.Select
+	modeHelp *widget.Label
 	runSel   *widget.Select
 	openRunB *widget.Button
 	delRunB  *widget.Button
@@ -110,7 +111,15 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	for _, m := range scoringModes {
 		labels = append(labels, m.label)
 	}
-	s.mode = widget.NewRadioGroup(labels, nil)
+	s.modeHelp = widget.NewLabel("")
+	s.modeHelp.Wrapping = fyne.TextWrapWord
+	s.mode = widget.NewSelect(labels, func(label string) {
+		for _, m := range scoringModes {
+			if m.label == label {
+				s.modeHelp.SetText(m.help)
+			}
+		}
+	})
 	s.mode.SetSelected(labels[0])
 	s.scoreB = widget.NewButtonWithIcon("Score", theme.ConfirmIcon(), func() { s.score() })
 	s.scoreB.Importance = widget.HighImportance
@@ -181,7 +190,7 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 		container.NewBorder(nil, nil, widget.NewLabel("Split"), s.scoreB, s.split),
 		container.NewBorder(nil, nil, widget.NewLabel("Prompt level"), nil,
 			container.NewBorder(nil, nil, s.level, nil, container.NewBorder(nil, nil, widget.NewLabel("Metric"), nil, s.metric))),
-		s.mode,
+		container.NewBorder(nil, nil, widget.NewLabel("Mode"), nil, s.mode), s.modeHelp,
 		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), container.NewHBox(s.openRunB, s.delRunB), s.runSel),
 		widget.NewSeparator(),
 		s.headline, s.details)

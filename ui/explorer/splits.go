@@ -78,7 +78,7 @@ func newExplorerSplits(x *Workspace) *explorerSplits {
 	})
 	s.export = widget.NewButtonWithIcon("Export split file…", theme.DocumentSaveIcon(), s.exportDialog)
 	s.del = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), s.deleteSelected)
-	bar := container.NewHBox(fromFilter, random, widget.NewSeparator(), s.show, s.export, s.del)
+	bar := widgets.NewFlow(fromFilter, random, s.show, s.export, s.del)
 	s.content = container.NewBorder(container.NewVBox(bar, s.status), nil, nil, nil, s.table)
 	s.refreshButtons()
 	return s

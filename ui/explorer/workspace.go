@@ -96,6 +96,7 @@ func New(h workspace.Host, st Store) *Workspace {
 		x.root = container.NewVBox(l)
 		return x
 	}
+	x.status.Wrapping = fyne.TextWrapWord // the empty store's explanation is a long sentence
 	x.loadPrefs()
 	x.detail = newExplorerDetail(x)
 	x.buildTable()
@@ -121,14 +122,16 @@ func (x *Workspace) Close() {
 }
 
 func (x *Workspace) content() fyne.CanvasObject {
-	importB := widget.NewButtonWithIcon("Import GUI Odyssey folder…", theme.DownloadIcon(), x.importDialog)
-	exportB := widget.NewButtonWithIcon("Export selection…", theme.UploadIcon(), x.exportDialog)
+	importB := widget.NewButtonWithIcon("Import dataset…", theme.DownloadIcon(), x.importDialog)
+	exportB := widget.NewButtonWithIcon("Export…", theme.UploadIcon(), x.exportDialog)
 	clear := widget.NewButtonWithIcon("Clear filters", theme.ContentClearIcon(), func() { x.setFilter(episode.Filter{}) })
-	row1 := container.NewBorder(nil, nil, nil, container.NewHBox(clear, importB, exportB), x.search)
+	row1 := container.NewBorder(nil, nil, nil, clear, x.search)
 	steps := container.NewHBox(widget.NewLabel("Steps"), widgets.Sized(x.minSteps, 64), widget.NewLabel("to"), widgets.Sized(x.maxSteps, 64))
-	selects := container.NewGridWithColumns(6, x.source, x.split, x.facets[episode.FacetCategory],
-		x.facets[episode.FacetApp], x.facets[episode.FacetDevice], x.facets[episode.FacetAction])
-	row2 := container.NewBorder(nil, nil, nil, steps, selects)
+	sel := func(s *widget.Select) fyne.CanvasObject { return widgets.Sized(s, 136) }
+	// the filters and actions wrap onto as many rows as the width needs
+	row2 := widgets.NewFlow(sel(x.source), sel(x.split), sel(x.facets[episode.FacetCategory]),
+		sel(x.facets[episode.FacetApp]), sel(x.facets[episode.FacetDevice]), sel(x.facets[episode.FacetAction]),
+		steps, importB, exportB)
 	top := container.NewVBox(row1, row2)
 
 	split := container.NewHSplit(container.NewBorder(nil, x.status, nil, nil, x.table), x.detail.content)

@@ -887,3 +887,24 @@ func first(info, _ string) string { return info }
 
 // wf is st as the app gives it to the workspace: with the imports and scoring of app/workflow.
 func wf(st *store.Store) Store { return workflow.Workflows{Store: st} }
+
+// TestExplorerFitsALaptop: every tab, with a dataset imported and a scoring run, fits a
+// 1024x700 screen.
+func TestExplorerFitsALaptop(t *testing.T) {
+	x, _ := importSample(t)
+	for i := range x.tabs.Items {
+		x.tabs.SelectIndex(i)
+		uitest.Fits(t, "Explorer tab "+x.tabs.Items[i].Text, x.Content())
+	}
+}
+
+// TestEmptyExplorerFitsALaptop: the empty store's explanation wraps instead of widening the
+// window (it did, to 1224 pixels).
+func TestEmptyExplorerFitsALaptop(t *testing.T) {
+	test.NewTempApp(t)
+	_, x, _ := openExplorer(t, wf(uitest.OpenStore(t)))
+	if !strings.Contains(x.status.Text, "no episode yet") {
+		t.Fatalf("status %q", x.status.Text)
+	}
+	uitest.Fits(t, "the empty Explorer", x.Content())
+}

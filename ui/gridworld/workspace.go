@@ -164,7 +164,7 @@ func (g *Workspace) build() {
 	g.progressL = widget.NewLabel("")
 	g.instr = widget.NewLabel("")
 	g.instr.Wrapping = fyne.TextWrapWord
-	g.inventory = container.NewHBox()
+	g.inventory = widgets.NewFlow()
 	g.status = widget.NewLabel(g.glNote)
 	g.status.Wrapping = fyne.TextWrapWord
 
@@ -202,9 +202,9 @@ func (g *Workspace) build() {
 	save := widget.NewButtonWithIcon("Save now", theme.DocumentSaveIcon(), func() { g.saveRecording() })
 	replayBtn := widget.NewButtonWithIcon("Replay…", theme.MediaPlayIcon(), g.chooseReplay)
 	agentBtn := widget.NewButtonWithIcon("Run agent…", theme.ComputerIcon(), g.chooseAgent)
-	g.playBar = container.NewVBox(
-		container.NewHBox(widget.NewLabel("Task"), g.taskSelect, openDataset, reset, spaceSel),
-		container.NewHBox(ghost, camera, record, save, replayBtn, agentBtn),
+	g.playBar = widgets.NewFlow(
+		container.NewHBox(widget.NewLabel("Task"), g.taskSelect), openDataset, reset, spaceSel,
+		ghost, camera, record, save, replayBtn, agentBtn,
 	)
 
 	// replay: the frame viewer steps and plays; the world follows it

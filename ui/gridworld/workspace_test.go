@@ -382,3 +382,16 @@ func TestGridworldReplayWithoutThumbnails(t *testing.T) {
 		}
 	}
 }
+
+// TestGridworldFitsALaptop: playing and replaying fit a 1024x700 screen.
+func TestGridworldFitsALaptop(t *testing.T) {
+	s, g, _, w := openGridworld(t)
+	uitest.Fits(t, "Gridworld, playing", g.Content())
+	typeKeys(w, g, fyne.KeyW)
+	g.reset()
+	list, _ := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld, Limit: 1})
+	if err := g.startReplay(list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	uitest.Fits(t, "Gridworld, replaying", g.Content())
+}

@@ -553,3 +553,12 @@ func TestTemplatesComposerDragToReorder(t *testing.T) {
 		t.Fatalf("buffer %q does not match the tokens %+v", c.file.buf, c.toks)
 	}
 }
+
+// TestTemplatesFitsALaptop: every kind of file open, with its preview, fits a 1024x700 screen.
+func TestTemplatesFitsALaptop(t *testing.T) {
+	_, _, ws, _, _ := openTemplateExamples(t)
+	for _, rel := range []string{"templates/cart.textproto.template", "tasks/search-headphones.conf", "tasks/buy_headphones.task"} {
+		ws.selectFile(ws.file(t, rel))
+		uitest.Fits(t, "Templates with "+rel, ws.Content())
+	}
+}

@@ -166,3 +166,18 @@ func (h *Host) OpenFile(path string, at int) error {
 func (h *Host) Put(ws workspace.Workspace) {
 	h.Win.SetContent(ws.Content())
 }
+
+// Workspace is the room a workspace has on a 1024x700 screen: the window (less the title bar)
+// minus the shell's navigation (about 165 pixels) and the screen's title and intro (about 100).
+var Workspace = fyne.NewSize(850, 560)
+
+// Fits fails the test when o, named name, needs more room than a workspace has on a 1024x700
+// screen (its minimum size); it logs the size either way.
+func Fits(t testing.TB, name string, o fyne.CanvasObject) {
+	t.Helper()
+	m := o.MinSize()
+	t.Logf("%s needs %.0fx%.0f", name, m.Width, m.Height)
+	if m.Width > Workspace.Width || m.Height > Workspace.Height {
+		t.Errorf("%s needs %.0fx%.0f, more than the %.0fx%.0f a workspace has on a 1024x700 screen", name, m.Width, m.Height, Workspace.Width, Workspace.Height)
+	}
+}

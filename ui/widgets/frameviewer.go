@@ -104,12 +104,12 @@ func NewFrameViewer() *FrameViewer {
 	v.noHier = widget.NewLabel("No view hierarchy recorded for this step.")
 	v.noHier.Wrapping = fyne.TextWrapWord
 	v.noHier.Hide()
-	controls := container.NewHBox(
+	controls := NewFlow(container.NewHBox(
 		widget.NewButtonWithIcon("", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
 		widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { v.Seek(v.index - 1) }),
 		v.playBtn,
 		widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { v.Seek(v.index + 1) }),
-		widget.NewButtonWithIcon("", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) }),
+		widget.NewButtonWithIcon("", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) })),
 		speed, v.position)
 	v.frame = container.New(&frameAreaLayout{v}, v.image, v.marks)
 	v.split = container.NewHSplit(container.NewStack(), container.NewStack(v.hierarchy, container.NewVBox(v.noHier)))
