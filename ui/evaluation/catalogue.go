@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
@@ -40,13 +41,16 @@ func (w *Workspace) showCatalogueForm() {
 			}, w.host.Window())
 		}
 	}
-	dataBtn := widget.NewButton("Choose…", pick(func(p string) {
+	var onData func()
+	chooseData := func(p string) {
 		dataPath = p
 		data.SetText(p)
 		if name.Text == "" {
 			name.SetText(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)))
 		}
-	}))
+		onData()
+	}
+	dataBtn := widget.NewButton("Choose…", pick(chooseData))
 	trainBtn := widget.NewButton("Choose…", pick(func(p string) { trainingPath = p; training.SetText(p) }))
 	clearTrain := widget.NewButton("None", func() { trainingPath = ""; training.SetText("none: no screening") })
 	behaviours := widget.NewCheck("Behaviour labels on every chatbot turn (16 ABC-Eval behaviours)", nil)
@@ -66,18 +70,44 @@ func (w *Workspace) showCatalogueForm() {
 	help := widget.NewLabel("Dialogues are read in the original's data layout: one JSON object per line, {\"data\": [{\"dialogue_id\", \"turns\": [[speaker, text], …]}]}. " +
 		"A training file (three dialogues with ground truth, the original's onboarding format) turns screening on.")
 	help.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm("New project from the ABC-Eval catalogue", "Create", "Cancel", container.NewVBox(form, help), func(ok bool) {
-		if !ok {
-			return
-		}
+	// The form stays open until the project is made: an error (a file that does not read)
+	// is shown over it with everything typed and chosen still there.
+	var d *dialog.CustomDialog
+	create := widget.NewButtonWithIcon("Create", theme.ConfirmIcon(), func() {
 		n, _ := strconv.Atoi(k.Selected)
 		c := ev.CatalogueChoice{Name: strings.TrimSpace(name.Text), DataFile: dataPath, TrainingFile: trainingPath,
 			Behaviours: behaviours.Checked, DialogueLikert: dlg.Checked, TurnLikert: turn.Checked,
 			CompareConsecutive: compare.Checked, Annotators: n}
-		w.createFromCatalogue(c, nil)
-	}, w.host.Window())
-	d.Resize(fyne.NewSize(760, 520))
+		w.createFromCatalogue(c, func(_ int64, err error) {
+			if err == nil {
+				d.Hide()
+			}
+		})
+	})
+	create.Importance = widget.HighImportance
+	refresh := func() {
+		if dataPath == "" || strings.TrimSpace(name.Text) == "" {
+			create.Disable()
+		} else {
+			create.Enable()
+		}
+	}
+	name.OnChanged = func(string) { refresh() }
+	onData = refresh
+	refresh()
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { d.Hide() })
+	d = dialog.NewCustomWithoutButtons("New project from the ABC-Eval catalogue", workspace.Scrolled(w.host.Window(), container.NewVBox(form, help)), w.host.Window())
+	d.SetButtons([]fyne.CanvasObject{cancel, create})
+	w.catalogueForm = &catalogueForm{dialog: d, create: create, name: name, setData: chooseData}
 	d.Show()
+}
+
+// catalogueForm is the new-project form on show (tests fill it in).
+type catalogueForm struct {
+	dialog  *dialog.CustomDialog
+	create  *widget.Button
+	name    *widget.Entry
+	setData func(path string)
 }
 
 // createFromCatalogue reads the chosen files off the UI goroutine and stores the project.

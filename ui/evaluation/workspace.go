@@ -36,6 +36,8 @@ type Workspace struct {
 	session *evalSession
 	dash    *evalDashboard
 	tabs    *container.AppTabs
+	// catalogueForm is the new-project form last shown.
+	catalogueForm *catalogueForm
 }
 
 // evalProject is a project loaded from the store.
@@ -189,7 +191,7 @@ func (w *Workspace) chooseConfig(dir string) {
 	sel := widget.NewRadioGroup(configs, nil)
 	sel.SetSelected(configs[0])
 	dialog.ShowCustomConfirm("Which configuration?", "Import", "Cancel",
-		container.NewVBox(widget.NewLabel(dir+" has several configurations (hydra_configs/conf):"), sel),
+		workspace.Scrolled(w.host.Window(), container.NewVBox(widget.NewLabel(dir+" has several configurations (hydra_configs/conf):"), sel)),
 		func(ok bool) {
 			if ok {
 				w.importFolder(dir, sel.Selected, nil)
@@ -283,7 +285,7 @@ func (imp *evalImport) showForm() {
 	form := widget.NewForm(widget.NewFormItem("Name", name), widget.NewFormItem("", screening))
 	content := container.NewBorder(container.NewVBox(summary, form, widget.NewLabelWithStyle("What was understood and what was ignored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		nil, nil, nil, container.NewVScroll(rep))
-	d := dialog.NewCustomConfirm("Import "+filepath.Base(imp.dir), "Import", "Cancel", content, func(ok bool) {
+	d := dialog.NewCustomConfirm("Import "+filepath.Base(imp.dir), "Import", "Cancel", workspace.Scrolled(imp.ws.host.Window(), content), func(ok bool) {
 		if !ok {
 			return
 		}
@@ -291,7 +293,7 @@ func (imp *evalImport) showForm() {
 		src, _ := filepath.Abs(imp.dir)
 		w.create(name.Text, "imported", src, imp.project, reportText(imp.report), nil)
 	}, w.host.Window())
-	d.Resize(fyne.NewSize(860, 640))
+	workspace.Resize(d, w.host.Window(), fyne.NewSize(860, 640))
 	d.Show()
 }
 

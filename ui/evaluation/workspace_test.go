@@ -976,3 +976,32 @@ func TestEvaluationFitsALaptop(t *testing.T) {
 	w2.session.signIn("chatter")
 	uitest.Fits(t, "a collection chat", w2.Content())
 }
+
+// TestEvaluationDialogsFitAndKeepInput: the configuration question scrolls within the window,
+// and the catalogue form keeps Create off until a name and dialogues are given, and stays open
+// (with everything given) when the file cannot be read.
+func TestEvaluationDialogsFitAndKeepInput(t *testing.T) {
+	w, win, _ := evalTestWS(t)
+	win.Resize(fyne.NewSize(700, 420))
+	w.chooseConfig(evalExample)
+	uitest.DialogFits(t, "Which configuration?", win)
+	win.Canvas().Overlays().Remove(win.Canvas().Overlays().Top())
+
+	win.Resize(uitest.Laptop)
+	w.showCatalogueForm()
+	uitest.DialogFits(t, "New project from the ABC-Eval catalogue", win)
+	f := w.catalogueForm
+	if !f.create.Disabled() {
+		t.Fatal("Create is on without dialogues")
+	}
+	bad := filepath.Join(t.TempDir(), "dialogues.jsonl")
+	os.WriteFile(bad, []byte("not json\n"), 0o644)
+	f.setData(bad)
+	if f.create.Disabled() || f.name.Text != "dialogues" {
+		t.Fatalf("after choosing the dialogues: Create off %v, name %q", f.create.Disabled(), f.name.Text)
+	}
+	test.Tap(f.create)
+	if win.Canvas().Overlays().Top() == nil || f.name.Text != "dialogues" {
+		t.Fatal("a failed Create closed the form")
+	}
+}

@@ -91,7 +91,7 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	s.pathL = widget.NewLabel("No prediction file chosen.")
 	s.pathL.Truncation = fyne.TextTruncateEllipsis
 	pick := widget.NewButtonWithIcon("Predictions file…", theme.FolderOpenIcon(), s.pickDialog)
-	s.split = widget.NewSelect(nil, func(string) { s.refreshMetric() })
+	s.split = widget.NewSelect(nil, func(string) { s.refreshMetric(); s.refreshScoreButton() })
 	s.split.PlaceHolder = "split to score against"
 	s.level = widget.NewSelect([]string{odyssey.LevelHigh, odyssey.LevelLow}, nil)
 	s.level.SetSelected(odyssey.LevelHigh)
@@ -123,6 +123,7 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	s.mode.SetSelected(labels[0])
 	s.scoreB = widget.NewButtonWithIcon("Score", theme.ConfirmIcon(), func() { s.score() })
 	s.scoreB.Importance = widget.HighImportance
+	s.scoreB.Disable() // until a prediction file and a split are chosen
 	s.headline = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.headline.SizeName = theme.SizeNameSubHeadingText
 	s.headline.Wrapping = fyne.TextWrapWord
@@ -274,6 +275,7 @@ func (s *explorerScoring) pickDialog() {
 func (s *explorerScoring) setPath(p string) {
 	s.path = p
 	s.pathL.SetText(p)
+	defer s.refreshScoreButton()
 	// A file named after its split (predictions_high_random_split.json) picks that split.
 	base, best := filepath.Base(p), ""
 	for _, o := range s.split.Options {
@@ -283,6 +285,15 @@ func (s *explorerScoring) setPath(p string) {
 	}
 	if best != "" {
 		s.split.SetSelected(best)
+	}
+}
+
+// refreshScoreButton turns Score on once a prediction file and a split are chosen.
+func (s *explorerScoring) refreshScoreButton() {
+	if s.path != "" && s.split.Selected != "" {
+		s.scoreB.Enable()
+	} else {
+		s.scoreB.Disable()
 	}
 }
 

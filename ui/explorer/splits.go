@@ -184,18 +184,16 @@ func (s *explorerSplits) fromFilterDialog() {
 	}
 	name := widget.NewEntry()
 	name.SetPlaceHolder("my_split")
+	name.Validator = workspace.NotEmpty("a name")
 	part := widget.NewSelectEntry([]string{"test", "train", "all"})
 	part.SetText("test")
+	part.Validator = workspace.NotEmpty("a part")
 	items := []*widget.FormItem{
 		widget.NewFormItem("Name", name),
 		widget.NewFormItem("Part", part),
 		widget.NewFormItem("Episodes", widget.NewLabel(fmt.Sprintf("%s (%s)", widgets.Plural(s.x.count, "episode"), s.x.filter.Describe()))),
 	}
-	dialog.ShowForm("New split from the filter", "Create", "Cancel", items, func(ok bool) {
-		if ok {
-			s.createFromFilter(name.Text, part.Text)
-		}
-	}, w)
+	workspace.ShowForm(w, "New split from the filter", "Create", items, func() { s.createFromFilter(name.Text, part.Text) })
 }
 
 func (s *explorerSplits) randomDialog() {
@@ -205,32 +203,34 @@ func (s *explorerSplits) randomDialog() {
 	}
 	name := widget.NewEntry()
 	name.SetPlaceHolder("my_random_split")
+	name.Validator = workspace.NotEmpty("a name")
 	ratio := widget.NewEntry()
 	ratio.SetText("80")
+	ratio.Validator = func(t string) error {
+		if r, err := parsePercent(t); err != nil || r < 0 || r > 100 {
+			return fmt.Errorf("a percentage from 0 to 100")
+		}
+		return nil
+	}
 	seed := widget.NewEntry()
 	seed.SetText("0")
+	seed.Validator = workspace.IntAtLeast(0)
 	items := []*widget.FormItem{
 		widget.NewFormItem("Name", name),
 		widget.NewFormItem("Train %", ratio),
 		widget.NewFormItem("Seed", seed),
 		widget.NewFormItem("Of", widget.NewLabel(fmt.Sprintf("%s (%s)", widgets.Plural(s.x.count, "episode"), s.x.filter.Describe()))),
 	}
-	dialog.ShowForm("Random train/test split of the filter", "Create", "Cancel", items, func(ok bool) {
-		if !ok {
-			return
-		}
-		r, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(ratio.Text), "%"), 64)
-		if err != nil || r < 0 || r > 100 {
-			dialog.ShowError(fmt.Errorf("train share %q is not a percentage from 0 to 100", ratio.Text), w)
-			return
-		}
-		sd, err := strconv.ParseUint(strings.TrimSpace(seed.Text), 10, 64)
-		if err != nil {
-			dialog.ShowError(fmt.Errorf("seed %q is not a whole number", seed.Text), w)
-			return
-		}
+	workspace.ShowForm(w, "Random train/test split of the filter", "Create", items, func() {
+		r, _ := parsePercent(ratio.Text)
+		sd, _ := strconv.ParseUint(strings.TrimSpace(seed.Text), 10, 64)
 		s.createRandom(name.Text, r/100, sd)
-	}, w)
+	})
+}
+
+// parsePercent reads "80" or "80%".
+func parsePercent(t string) (float64, error) {
+	return strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(t), "%"), 64)
 }
 
 func (s *explorerSplits) exportDialog() {

@@ -908,3 +908,28 @@ func TestEmptyExplorerFitsALaptop(t *testing.T) {
 	}
 	uitest.Fits(t, "the empty Explorer", x.Content())
 }
+
+// TestSplitFormsKeepTheirInput: the split forms fit the window and keep Create off while a
+// field is wrong, instead of closing and then showing the error.
+func TestSplitFormsKeepTheirInput(t *testing.T) {
+	test.NewTempApp(t)
+	_, x, w := openExplorer(t, wf(bulkStore(t, 20)))
+	w.Resize(uitest.Laptop)
+	x.splits.randomDialog()
+	top := uitest.DialogFits(t, "Random split", w)
+	var entries []*widget.Entry
+	uitest.Walk(top, func(o fyne.CanvasObject) {
+		if e, ok := o.(*widget.Entry); ok {
+			entries = append(entries, e)
+		}
+	})
+	create := uitest.Find(top, func(b *widget.Button) bool { return b.Text == "Create" })
+	test.Type(entries[0], "mine")
+	if create.Disabled() {
+		t.Fatal("Create is off with valid input")
+	}
+	entries[1].SetText("180")
+	if !create.Disabled() {
+		t.Fatal("Create is on with a train share of 180 %")
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/gridworld"
@@ -30,29 +30,22 @@ func (g *Workspace) chooseAgent() {
 	cmd := widget.NewEntry()
 	cmd.SetPlaceHolder("random, or a command speaking the JSON-lines agent protocol")
 	cmd.SetText("random")
+	cmd.Validator = workspace.NotEmpty("an agent")
 	episodes := widget.NewEntry()
 	episodes.SetText("5")
+	episodes.Validator = workspace.IntAtLeast(1)
 	maxSteps := widget.NewEntry()
 	maxSteps.SetText("300")
-	dialog.ShowForm("Run an agent", "Run", "Cancel", []*widget.FormItem{
+	maxSteps.Validator = workspace.IntAtLeast(1)
+	g.agentForm = workspace.ShowForm(g.host.Window(), "Run an agent", "Run", []*widget.FormItem{
 		widget.NewFormItem("Agent", cmd),
 		widget.NewFormItem("Episodes", episodes),
 		widget.NewFormItem("Steps per episode", maxSteps),
-	}, func(ok bool) {
-		if !ok {
-			return
-		}
-		var n, steps int
-		if _, err := fmt.Sscanf(episodes.Text, "%d", &n); err != nil || n < 1 {
-			dialog.ShowError(fmt.Errorf("episodes: want a number of at least 1"), g.host.Window())
-			return
-		}
-		if _, err := fmt.Sscanf(maxSteps.Text, "%d", &steps); err != nil || steps < 1 {
-			dialog.ShowError(fmt.Errorf("steps per episode: want a number of at least 1"), g.host.Window())
-			return
-		}
+	}, func() {
+		n, _ := strconv.Atoi(strings.TrimSpace(episodes.Text))
+		steps, _ := strconv.Atoi(strings.TrimSpace(maxSteps.Text))
 		g.runAgent(strings.TrimSpace(cmd.Text), n, steps)
-	}, g.host.Window())
+	})
 }
 
 // runAgent lets an agent play n episodes in a separate environment on the current task

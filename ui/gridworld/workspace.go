@@ -59,8 +59,9 @@ type Workspace struct {
 	frame    int
 	viewer   *widgets.FrameViewer
 
-	// agent run in progress
+	// agent run in progress, and the form that starts one
 	agentCancel func()
+	agentForm   dialog.Dialog
 
 	view       *worldCanvas
 	rewardText *canvas.Text

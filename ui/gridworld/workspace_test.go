@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/gridworld"
@@ -394,4 +395,30 @@ func TestGridworldFitsALaptop(t *testing.T) {
 		t.Fatal(err)
 	}
 	uitest.Fits(t, "Gridworld, replaying", g.Content())
+}
+
+// TestGridworldAgentFormKeepsItsInput: the Run agent form fits the window with fields wide
+// enough to read, and refuses a bad number by keeping Run off (the form stays, input kept).
+func TestGridworldAgentFormKeepsItsInput(t *testing.T) {
+	_, g, _, w := openGridworld(t)
+	w.Resize(uitest.Laptop)
+	g.chooseAgent()
+	top := uitest.DialogFits(t, "Run an agent", w)
+	var entries []*widget.Entry
+	uitest.Walk(top, func(o fyne.CanvasObject) {
+		if e, ok := o.(*widget.Entry); ok {
+			entries = append(entries, e)
+		}
+	})
+	if len(entries) != 3 || entries[0].Size().Width < 200 {
+		t.Fatalf("%d fields, the first %.0f px wide", len(entries), entries[0].Size().Width)
+	}
+	run := uitest.Find(top, func(b *widget.Button) bool { return b.Text == "Run" })
+	test.Type(entries[1], "x")
+	if !run.Disabled() {
+		t.Fatal("Run is on with episodes \"5x\"")
+	}
+	if w.Canvas().Overlays().Top() == nil || !strings.Contains(entries[1].Text, "x") {
+		t.Fatal("the form or its input went")
+	}
 }

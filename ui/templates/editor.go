@@ -7,12 +7,12 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
 // hlKind classifies a highlighted piece of template text.
@@ -178,14 +178,13 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 		}
 		step := widget.NewEntry()
 		step.SetPlaceHolder("step name, e.g. wifi")
-		dialog.ShowForm("New config of "+class, "Create", "Cancel",
-			[]*widget.FormItem{widget.NewFormItem("Step", step)}, func(ok bool) {
-				if ok {
-					if _, err := w.newConf(class, strings.TrimSpace(step.Text)); err != nil {
-						w.showError(err)
-					}
+		step.Validator = validName
+		workspace.ShowForm(w.host.Window(), "New config of "+class, "Create",
+			[]*widget.FormItem{widget.NewFormItem("Step", step)}, func() {
+				if _, err := w.newConf(class, strings.TrimSpace(step.Text)); err != nil {
+					w.showError(err)
 				}
-			}, w.host.Window())
+			})
 	})
 	title := widget.NewLabelWithStyle(f.rel, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Truncation = fyne.TextTruncateEllipsis

@@ -10,11 +10,11 @@ import (
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
 	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
 // The folder's files as buffers: selecting one for the editor, saving, and making new
@@ -176,13 +176,12 @@ func (w *Workspace) askName(title, hint string, create func(string) error) {
 	}
 	e := widget.NewEntry()
 	e.SetPlaceHolder(hint)
-	dialog.ShowForm(title, "Create", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
-		if ok {
-			if err := create(strings.TrimSpace(e.Text)); err != nil {
-				w.showError(err)
-			}
+	e.Validator = validName
+	workspace.ShowForm(w.host.Window(), title, "Create", []*widget.FormItem{widget.NewFormItem("Name", e)}, func() {
+		if err := create(strings.TrimSpace(e.Text)); err != nil {
+			w.showError(err)
 		}
-	}, w.host.Window())
+	})
 }
 
 func (w *Workspace) chooseNewTask() {

@@ -181,3 +181,22 @@ func Fits(t testing.TB, name string, o fyne.CanvasObject) {
 		t.Errorf("%s needs %.0fx%.0f, more than the %.0fx%.0f a workspace has on a 1024x700 screen", name, m.Width, m.Height, Workspace.Width, Workspace.Height)
 	}
 }
+
+// DialogFits fails the test when the dialog on top of win, named name, needs more room than
+// the window has; it returns the dialog's content for further checks.
+func DialogFits(t testing.TB, name string, win fyne.Window) fyne.CanvasObject {
+	t.Helper()
+	top := win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatalf("%s: no dialog on show", name)
+	}
+	m, room := top.MinSize(), win.Canvas().Size()
+	t.Logf("%s needs %.0fx%.0f of %.0fx%.0f", name, m.Width, m.Height, room.Width, room.Height)
+	if m.Width > room.Width || m.Height > room.Height {
+		t.Errorf("%s needs %.0fx%.0f, more than the window's %.0fx%.0f", name, m.Width, m.Height, room.Width, room.Height)
+	}
+	return top
+}
+
+// Laptop is the window's first size on a 1024x700 screen.
+var Laptop = fyne.NewSize(871, 595)
