@@ -107,5 +107,6 @@ func settingsView(s *Shell) fyne.CanvasObject {
 		widget.NewFormItem("Data folder", container.NewVBox(
 			container.NewBorder(nil, nil, nil, container.NewHBox(browse, saveFolder), folder), folderNote)),
 	)
-	return container.NewVScroll(form)
+	shortcuts := widget.NewCard("Keyboard shortcuts", "Also in Help › Keyboard shortcuts; the menu shows each command's keys.", s.shortcutsView())
+	return container.NewVScroll(container.NewVBox(form, shortcuts))
 }

@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -112,7 +111,6 @@ func NewShell(win fyne.Window, deps Deps) *Shell {
 	split := container.NewHSplit(s.nav, container.NewPadded(main))
 	split.Offset = 0.18
 	s.root = split
-	s.addShortcuts()
 
 	last := fyne.CurrentApp().Preferences().StringWithFallback(prefLastScreen, "home")
 	if s.screen(last) == nil {
@@ -270,21 +268,6 @@ func (s *Shell) whenSettled(action string, then func()) {
 		}
 	}
 	then()
-}
-
-func (s *Shell) addShortcuts() {
-	if s.win == nil {
-		return
-	}
-	keys := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8}
-	for i, sc := range s.screens {
-		if i >= len(keys) {
-			break
-		}
-		id := sc.ID
-		s.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: keys[i], Modifier: fyne.KeyModifierAlt},
-			func(fyne.Shortcut) { s.Show(id) })
-	}
 }
 
 // ShowStoreError tells the user why the store could not be opened and offers another one.

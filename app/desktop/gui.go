@@ -112,13 +112,13 @@ func Run(opts app.GUIOptions) int {
 		shell.OpenFiles(paths)
 	})
 	w.Resize(ui.WindowSize(a.Preferences(), fyne.Size{}))
-	w.SetCloseIntercept(func() {
-		// unsaved work in any workspace is asked about first; Cancel keeps the window open
-		shell.Quit(func() {
-			ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())
-			w.Close()
-		})
-	})
+	quit := func() {
+		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())
+		w.Close()
+	}
+	// the menu's shortcuts work even inside text fields; Quit (Ctrl+Q) asks as closing does
+	w.SetMainMenu(shell.MainMenu(quit))
+	w.SetCloseIntercept(closeRequest(shell, quit))
 	// fyne terminates GLFW before the app's on-stopped hook: the renderer goes with the window.
 	w.SetOnClosed(world.close)
 	a.Lifecycle().SetOnStarted(func() {
@@ -197,4 +197,11 @@ func memoryLimit(value string, goMemLimitSet bool) (int64, error) {
 		return defaultMemoryLimit, fmt.Errorf("AGENTDESK_MEMORY_LIMIT=%q is not a size such as 256MiB, 300MB or off", value)
 	}
 	return n * scale, nil
+}
+
+// closeRequest is what closing the window does (its close button, the window manager's close,
+// WM_DELETE_WINDOW): unsaved work in any workspace is asked about first, and Cancel keeps the
+// window open; otherwise quit runs.
+func closeRequest(shell *ui.Shell, quit func()) func() {
+	return func() { shell.Quit(quit) }
 }

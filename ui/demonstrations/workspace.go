@@ -285,6 +285,33 @@ func (d *Workspace) DiscardWork() {
 	d.refreshButtons()
 }
 
+// Do implements workspace.Commands: Open, Save, Save as, and Undo and Redo of the edits (those
+// of a text field being typed in stay the field's).
+func (d *Workspace) Do(c workspace.Command) bool {
+	if w := d.host.Window(); w != nil {
+		if f := w.Canvas().Focused(); (f == d.reward || f == d.modLabel) && (c == workspace.Undo || c == workspace.Redo) {
+			return false
+		}
+	}
+	switch c {
+	case workspace.Open:
+		d.openDialog()
+	case workspace.Save:
+		if d.orig != nil {
+			d.save(d.path)
+		}
+	case workspace.SaveAs:
+		d.saveAsDialog()
+	case workspace.Undo:
+		d.undo()
+	case workspace.Redo:
+		d.redoOne()
+	default:
+		return false
+	}
+	return true
+}
+
 // Content implements workspace.Workspace.
 func (d *Workspace) Content() fyne.CanvasObject { return d.content }
 

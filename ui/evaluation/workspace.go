@@ -61,6 +61,15 @@ func New(h workspace.Host, store Store) *Workspace {
 	return w
 }
 
+// Do implements workspace.Commands: Open imports a project folder.
+func (w *Workspace) Do(c workspace.Command) bool {
+	if c != workspace.Open || w.store == nil {
+		return false
+	}
+	w.chooseImportFolder()
+	return true
+}
+
 // Content implements workspace.Workspace.
 func (w *Workspace) Content() fyne.CanvasObject { return w.root }
 

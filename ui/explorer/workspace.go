@@ -111,6 +111,25 @@ func New(h workspace.Host, st Store) *Workspace {
 	return x
 }
 
+// Do implements workspace.Commands: Find goes to the search field, Open imports a dataset.
+func (x *Workspace) Do(c workspace.Command) bool {
+	if x.st == nil {
+		return false
+	}
+	switch c {
+	case workspace.Find:
+		x.tabs.SelectIndex(0)
+		if w := x.host.Window(); w != nil {
+			w.Canvas().Focus(x.search)
+		}
+	case workspace.Open:
+		x.importDialog()
+	default:
+		return false
+	}
+	return true
+}
+
 // Content implements workspace.Workspace.
 func (x *Workspace) Content() fyne.CanvasObject { return x.root }
 

@@ -2,8 +2,11 @@ package gridworld
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -41,3 +44,23 @@ func (g *Workspace) save(wait bool) {
 		return struct{}{}, st.SaveEpisode(ctx, ep)
 	}, saved)
 }
+
+// UnsavedWork implements workspace.Unsaved: a recording in progress not stored yet.
+func (g *Workspace) UnsavedWork() string {
+	if g.rec == nil || g.rec.Len() == 0 || !g.recording || g.store == nil {
+		return ""
+	}
+	return fmt.Sprintf("The recording of %s on %s is not stored yet", widgets.Plural(g.rec.Len(), "step"), g.taskName)
+}
+
+// SaveWork implements workspace.Unsaved: the recording is stored now.
+func (g *Workspace) SaveWork() error {
+	g.saveRecordingNow()
+	if strings.HasPrefix(g.status.Text, "Saving the recording failed") {
+		return errors.New(strings.TrimPrefix(g.status.Text, "Saving the recording failed: "))
+	}
+	return nil
+}
+
+// DiscardWork implements workspace.Unsaved: the recording is dropped.
+func (g *Workspace) DiscardWork() { g.rec = nil }

@@ -118,6 +118,19 @@ func New(h workspace.Host, deps Deps) *Workspace {
 	return g
 }
 
+// Do implements workspace.Commands: Open opens an IGLU dataset, Save stores the recording.
+func (g *Workspace) Do(c workspace.Command) bool {
+	switch c {
+	case workspace.Open:
+		g.openDataset()
+	case workspace.Save:
+		g.saveRecording()
+	default:
+		return false
+	}
+	return true
+}
+
 // Content implements workspace.Workspace.
 func (g *Workspace) Content() fyne.CanvasObject { return g.content }
 
@@ -402,6 +415,10 @@ func (g *Workspace) input(in Input) {
 }
 
 func (g *Workspace) step(a gridworld.Action) {
+	if g.recording && g.rec == nil {
+		// the recording so far was stored (Save now) or dropped: a new one starts here
+		g.rec = gridworld.NewRecorder(g.env, gridworld.RecordMeta{TaskName: g.taskName, Agent: "human"})
+	}
 	_, reward, done, err := g.env.Step(a)
 	if err != nil {
 		g.setStatus("Step failed: " + err.Error())

@@ -422,3 +422,31 @@ func TestGridworldAgentFormKeepsItsInput(t *testing.T) {
 		t.Fatal("the form or its input went")
 	}
 }
+
+// TestGridworldRecordingIsUnsavedWork: a recording not stored yet is asked about on quitting;
+// Save stores it, Discard drops it.
+func TestGridworldRecordingIsUnsavedWork(t *testing.T) {
+	s, g, _, w := openGridworld(t)
+	if g.UnsavedWork() != "" {
+		t.Fatalf("unsaved work before playing: %q", g.UnsavedWork())
+	}
+	typeKeys(w, g, fyne.KeyW, fyne.KeyW)
+	if !strings.Contains(g.UnsavedWork(), "2 steps") {
+		t.Fatalf("unsaved work: %q", g.UnsavedWork())
+	}
+	before, _ := s.Overview(context.Background())
+	if err := g.SaveWork(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Overview(context.Background())
+	if after.EpisodesBySource[episode.SourceGridworld] != before.EpisodesBySource[episode.SourceGridworld]+1 || g.UnsavedWork() != "" {
+		t.Fatal("Save did not store the recording")
+	}
+	typeKeys(w, g, fyne.KeyW)
+	g.DiscardWork()
+	g.Close()
+	again, _ := s.Overview(context.Background())
+	if again.EpisodesBySource[episode.SourceGridworld] != after.EpisodesBySource[episode.SourceGridworld] {
+		t.Fatal("a discarded recording was stored on closing")
+	}
+}

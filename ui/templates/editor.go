@@ -112,6 +112,7 @@ type templateEditor struct {
 	diagList *widget.List
 	summary  *widget.Label
 	root     fyne.CanvasObject
+	history  wordUndo
 }
 
 func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
@@ -120,7 +121,9 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 	e.entry.TextStyle = fyne.TextStyle{Monospace: true}
 	e.entry.Wrapping = fyne.TextWrapOff
 	e.entry.SetText(f.buf)
+	e.history.reset(f.buf)
 	e.entry.OnChanged = func(s string) {
+		e.history.record(s)
 		f.buf = s
 		e.refresh()
 		w.edited(f)
@@ -223,6 +226,17 @@ func (e *templateEditor) refresh() {
 		line += ", " + widgets.Plural(nWarn, "warning")
 	}
 	e.summary.SetText(line)
+}
+
+// undo takes back the last word typed (or paste), redo brings it back.
+func (e *templateEditor) undo(redo bool) {
+	step := e.history.undo
+	if redo {
+		step = e.history.redoOne
+	}
+	if text, ok := step(e.entry.Text); ok {
+		e.entry.SetText(text)
+	}
 }
 
 // jump moves the entry's cursor to a 1-based line and character column.

@@ -124,6 +124,30 @@ func (w *Workspace) Close() {
 	w.preview.Cancel()
 }
 
+// Do implements workspace.Commands: Open chooses a folder, Save saves the file on show, Undo
+// and Redo go word by word in the template editor.
+func (w *Workspace) Do(c workspace.Command) bool {
+	switch c {
+	case workspace.Open:
+		w.chooseFolder()
+		return true
+	case workspace.Save:
+		if w.cur != nil {
+			if err := w.saveFile(w.cur); err != nil {
+				w.showError(err)
+			}
+		}
+		return true
+	case workspace.Undo, workspace.Redo:
+		if w.ed == nil {
+			return false
+		}
+		w.ed.undo(c == workspace.Redo)
+		return true
+	}
+	return false
+}
+
 // UnsavedWork implements workspace.Unsaved: the files whose buffers differ from the disk.
 func (w *Workspace) UnsavedWork() string {
 	var names []string

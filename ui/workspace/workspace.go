@@ -101,3 +101,23 @@ func Value[T any](f func() T) T {
 	}
 	return f()
 }
+
+// Command is one of the standard commands of the app's menu and shortcuts.
+type Command string
+
+// The standard commands; a workspace answers those that mean something in it.
+const (
+	Open   Command = "open"    // Ctrl+O: open a file or folder
+	Save   Command = "save"    // Ctrl+S
+	SaveAs Command = "save-as" // Ctrl+Shift+S
+	Undo   Command = "undo"    // Ctrl+Z
+	Redo   Command = "redo"    // Ctrl+Shift+Z or Ctrl+Y
+	Find   Command = "find"    // Ctrl+F: the search field
+)
+
+// Commands is implemented by workspaces that answer standard commands.
+type Commands interface {
+	// Do runs c and reports whether the workspace has it (false: the shell passes undo and
+	// redo on to the focused text field).
+	Do(c Command) bool
+}
