@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // relativeLuminance is WCAG 2's luminance of an sRGB colour.
@@ -54,6 +57,61 @@ func TestFixedThemesIgnoreTheSystemVariant(t *testing.T) {
 		}
 		if got, want := dark.Color(theme.ColorNameBackground, v), theme.DefaultTheme().Color(theme.ColorNameBackground, theme.VariantDark); got != want {
 			t.Errorf("dark theme background under variant %d = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// over is fg (with its alpha) painted over an opaque bg.
+func over(fg, bg color.Color) color.Color {
+	fr, fg_, fb, fa := fg.RGBA()
+	br, bg_, bb, _ := bg.RGBA()
+	mix := func(f, b uint32) uint8 { return uint8((f + b*(0xffff-fa)/0xffff) >> 8) }
+	return color.NRGBA{mix(fr, br), mix(fg_, bg_), mix(fb, bb), 0xff}
+}
+
+// TestThemeContrast: body text at least 4.5:1 and secondary text (placeholders, disabled and
+// low-importance labels) at least 3:1 against every background the screens put them on, in
+// both variants of every theme choice, including the translucent overlay panels over the 3D
+// view and frames (whatever is behind: black or white).
+func TestThemeContrast(t *testing.T) {
+	bodyText := []fyne.ThemeColorName{theme.ColorNameForeground, theme.ColorNamePrimary, theme.ColorNameHyperlink,
+		theme.ColorNameSuccess, theme.ColorNameWarning, theme.ColorNameError}
+	secondary := []fyne.ThemeColorName{theme.ColorNamePlaceHolder, theme.ColorNameDisabled}
+	surfaces := []fyne.ThemeColorName{theme.ColorNameBackground, theme.ColorNameInputBackground, theme.ColorNameButton,
+		theme.ColorNameMenuBackground, theme.ColorNameHeaderBackground, theme.ColorNameOverlayBackground}
+	onColour := map[fyne.ThemeColorName]fyne.ThemeColorName{theme.ColorNamePrimary: theme.ColorNameForegroundOnPrimary,
+		theme.ColorNameSuccess: theme.ColorNameForegroundOnSuccess, theme.ColorNameWarning: theme.ColorNameForegroundOnWarning,
+		theme.ColorNameError: theme.ColorNameForegroundOnError}
+	check := func(what string, fg, bg color.Color, want float64) {
+		t.Helper()
+		if c := contrast(fg, bg); c < want {
+			t.Errorf("%s: %v on %v is %.2f:1, want %.1f", what, fg, bg, c, want)
+		}
+	}
+	for _, choice := range []string{ThemeSystem, ThemeLight, ThemeDark} {
+		th := ThemeFor(choice)
+		for _, v := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
+			bg := th.Color(theme.ColorNameBackground, v)
+			for _, s := range surfaces {
+				surface := over(th.Color(s, v), bg)
+				for _, n := range bodyText {
+					check(fmt.Sprintf("%s/%d: %s text on %s", choice, v, n, s), th.Color(n, v), surface, 4.5)
+				}
+				for _, n := range secondary {
+					check(fmt.Sprintf("%s/%d: %s text on %s", choice, v, n, s), th.Color(n, v), surface, 3)
+				}
+			}
+			for c, on := range onColour {
+				check(fmt.Sprintf("%s/%d: %s on a %s button", choice, v, on, c), th.Color(on, v), th.Color(c, v), 4.5)
+			}
+			// the overlay panels over the 3D view and frames: the background at widgets.OverlayAlpha
+			panel := th.Color(theme.ColorNameBackground, v)
+			r, g, b, _ := panel.RGBA()
+			translucent := color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), widgets.OverlayAlpha}
+			for _, behind := range []color.Color{color.Black, color.White} {
+				check(fmt.Sprintf("%s/%d: text on the overlay panel over %v", choice, v, behind),
+					th.Color(theme.ColorNameForeground, v), over(translucent, behind), 4.5)
+			}
 		}
 	}
 }

@@ -3,7 +3,6 @@ package gridworld
 import (
 	"context"
 	"fmt"
-	"image"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/gridworld"
-	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -69,24 +67,25 @@ func (g *Workspace) runAgent(command string, n, maxSteps int) error {
 		}
 		agent = pa
 	}
-	g.chart.Show()
+	g.totalsPlot.Show()
+	g.episodePlot.Show()
 	g.chartNote.Show()
 	var totals, curve []float64
 	st := g.store
-	chart := func() image.Image {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return widgets.RewardChart(totals, curve, 440, 240)
-	}
-	show := func(img image.Image, note string) {
-		g.chart.Image = img
-		g.chart.Refresh()
+	show := func(t, c []float64, note string) {
+		g.totalsPlot.SetValues(t)
+		g.episodePlot.SetValues(c)
 		g.chartNote.SetText(note)
 	}
-	show(chart(), fmt.Sprintf("Agent %q: starting…", command))
+	show(nil, nil, fmt.Sprintf("Agent %q: starting…", command))
+	snapshot := func() (t, c []float64) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return append([]float64(nil), totals...), append([]float64(nil), curve...)
+	}
 	update := func(note string) { // from the run's goroutine
-		img := chart()
-		fyne.Do(func() { show(img, note) })
+		t, c := snapshot()
+		fyne.Do(func() { show(t, c, note) })
 	}
 	var stored int
 	running := true
@@ -131,7 +130,8 @@ func (g *Workspace) runAgent(command string, n, maxSteps int) error {
 		}
 		return note, nil
 	}, func(note string, _ error) {
-		show(chart(), note)
+		t, c := snapshot()
+		show(t, c, note)
 		running, g.agentCancel = false, nil
 	})
 	if running { // (a synchronous run has finished already)

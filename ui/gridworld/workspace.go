@@ -79,11 +79,14 @@ type Workspace struct {
 	replayName *widget.Label
 	center     *fyne.Container // the world, or the world beside the replay's frame viewer
 	world      fyne.CanvasObject
-	chart      *canvas.Image
-	chartNote  *widget.Label
-	taskSelect *widget.Select
-	flashID    int
-	content    fyne.CanvasObject
+	// totalsPlot shows an agent run's reward per finished episode, episodePlot the running
+	// episode's cumulative reward per step.
+	totalsPlot  *widgets.Plot
+	episodePlot *widgets.Plot
+	chartNote   *widget.Label
+	taskSelect  *widget.Select
+	flashID     int
+	content     fyne.CanvasObject
 
 	mu sync.Mutex // guards the agent-run chart data, written from the runner goroutine
 }
@@ -182,14 +185,9 @@ func (g *Workspace) build() {
 	g.status = widget.NewLabel(g.glNote)
 	g.status.Wrapping = fyne.TextWrapWord
 
-	panel := func(o ...fyne.CanvasObject) fyne.CanvasObject {
-		bg := canvas.NewRectangle(widgets.OverlayBackground())
-		bg.CornerRadius = 6
-		return container.NewStack(bg, container.NewPadded(container.NewVBox(o...)))
-	}
-	topLeft := panel(g.rewardText, g.totalText, g.stepText)
-	topRight := container.NewGridWrap(fyne.NewSize(220, 70), panel(g.progressL, g.progress))
-	bottom := panel(g.instr, g.inventory)
+	topLeft := widgets.NewPanel(g.rewardText, g.totalText, g.stepText)
+	topRight := container.NewGridWrap(fyne.NewSize(220, 70), widgets.NewPanel(g.progressL, g.progress))
+	bottom := widgets.NewPanel(g.instr, g.inventory)
 	overlay := container.NewBorder(
 		container.NewBorder(nil, nil, topLeft, topRight),
 		bottom, nil, nil)
@@ -237,10 +235,10 @@ func (g *Workspace) build() {
 	g.preview.SetMinSize(fyne.NewSize(220, 165))
 	g.dialogText = widget.NewLabel("")
 	g.dialogText.Wrapping = fyne.TextWrapWord
-	g.chart = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
-	g.chart.FillMode = canvas.ImageFillContain
-	g.chart.SetMinSize(fyne.NewSize(220, 120))
-	g.chart.Hide()
+	g.totalsPlot = widgets.NewPlot("Reward per episode", "episode", true, 1)
+	g.totalsPlot.Hide()
+	g.episodePlot = widgets.NewPlot("This episode: cumulative reward", "step", false, 0)
+	g.episodePlot.Hide()
 	g.chartNote = widget.NewLabel("")
 	g.chartNote.Wrapping = fyne.TextWrapWord
 	g.chartNote.Hide()
@@ -250,7 +248,7 @@ func (g *Workspace) build() {
 	side := container.NewVScroll(container.NewVBox(
 		widget.NewLabelWithStyle("Target", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.preview,
 		widget.NewLabelWithStyle("Dialog", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.dialogText,
-		g.chart, g.chartNote, widget.NewSeparator(), help))
+		g.totalsPlot, g.episodePlot, g.chartNote, widget.NewSeparator(), help))
 	g.world = world
 	g.center = container.NewStack(world)
 	main := container.NewBorder(container.NewVBox(g.playBar, g.replayBar), g.status, nil, nil, g.center)

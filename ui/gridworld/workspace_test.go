@@ -219,7 +219,7 @@ func TestGridworldAgentRun(t *testing.T) {
 	if err := g.runAgent("random", 3, 20); err != nil {
 		t.Fatal(err)
 	}
-	if !g.chart.Visible() || !strings.Contains(g.chartNote.Text, "3 episodes") || !strings.Contains(g.chartNote.Text, "3 stored") {
+	if !g.totalsPlot.Visible() || len(g.totalsPlot.Values()) != 3 || !strings.Contains(g.chartNote.Text, "3 episodes") || !strings.Contains(g.chartNote.Text, "3 stored") {
 		t.Fatalf("agent note %q", g.chartNote.Text)
 	}
 	o, _ := s.Overview(context.Background())

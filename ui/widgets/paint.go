@@ -19,7 +19,13 @@ func Tint(c color.Color, alpha uint8) color.Color {
 
 // OverlayBackground is the theme's background, translucent, behind text drawn over a frame or
 // the 3D view.
-func OverlayBackground() color.Color { return Tint(theme.Color(theme.ColorNameBackground), 0xc8) }
+func OverlayBackground() color.Color {
+	return Tint(theme.Color(theme.ColorNameBackground), OverlayAlpha)
+}
+
+// OverlayAlpha is how opaque overlay panels are: enough that body text on them keeps 4.5:1
+// over the darkest or lightest picture behind them in either theme.
+const OverlayAlpha = 0xe0
 
 // Fill paints the rectangle r of img (clipped to it) with c.
 func Fill(img *image.RGBA, r image.Rectangle, c color.Color) {
