@@ -52,7 +52,7 @@ Section: science
 Priority: optional
 Architecture: amd64
 Installed-Size: $size
-Depends: libc6, libgl1, libx11-6, libxcursor1, libxrandr2, libxinerama1, libxi6, libxxf86vm1, libfreetype6, libjpeg62-turbo | libjpeg62
+Depends: libc6, libgl1, libx11-6, libxcursor1, libxrandr2, libxinerama1, libxi6, libxxf86vm1, libfreetype6, libjpeg62-turbo | libjpeg62, fonts-noto-cjk | fonts-wqy-microhei
 Maintainer: Agentdesk developers <dev@agentdesk.dev>
 Homepage: https://agentdesk.dev
 Description: desktop workbench for making and judging data for AI agents

@@ -2,9 +2,13 @@ package ui
 
 import (
 	"image/color"
+	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/agentdesk/agentdesk/ui/fonts"
 )
 
 // Theme choices offered in Settings.
@@ -59,6 +63,32 @@ func (t appTheme) Color(name fyne.ThemeColorName, v fyne.ThemeVariant) color.Col
 	}
 	return t.Theme.Color(name, v)
 }
+
+// Font is fyne's font, with the system's CJK font (if any) in front of it holding only the
+// characters fyne's font lacks (package fonts): fyne draws each character from the first font
+// that has it.
+func (t appTheme) Font(style fyne.TextStyle) fyne.Resource {
+	if style.Monospace || style.Symbol || style.Italic {
+		return t.Theme.Font(style)
+	}
+	fb := systemCJK()
+	if fb == nil {
+		return t.Theme.Font(style)
+	}
+	if style.Bold {
+		return fb.Bold
+	}
+	return fb.Regular
+}
+
+// systemCJK finds the system's CJK font once per run (nil when there is none).
+var systemCJK = sync.OnceValue(func() *fonts.Fallback {
+	fb, err := fonts.Find(fonts.Families(lang.SystemLocale().String()))
+	if err != nil {
+		fyne.LogError("CJK font", err)
+	}
+	return fb
+})
 
 // ThemeFor returns the theme for a Settings choice; unknown choices follow the system.
 func ThemeFor(choice string) fyne.Theme {

@@ -1,0 +1,90 @@
+package fonts
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/theme"
+	gofont "github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
+)
+
+// TestSystemFallback: the system's CJK font (make test installs one; the .deb depends on one)
+// is found and turned into a single font fyne can read, which has the CJK characters, not the
+// Latin ones fyne's font has, keeps the space, and has fyne's font's line metrics.
+func TestSystemFallback(t *testing.T) {
+	start := time.Now()
+	fb, err := Find(Families("en-US"))
+	if err != nil || fb == nil {
+		t.Fatalf("no CJK font found (install fonts-noto-cjk or fonts-wqy-microhei): %v", err)
+	}
+	t.Logf("%s prepared in %v (regular %d bytes, bold %d bytes)", fb.Family, time.Since(start), len(fb.Regular.Content()), len(fb.Bold.Content()))
+	face, err := gofont.ParseTTF(bytes.NewReader(fb.Regular.Content()))
+	if err != nil {
+		t.Fatalf("fyne cannot read the prepared font: %v", err)
+	}
+	for _, r := range "中文日本語한국어、。" {
+		if _, ok := face.NominalGlyph(r); !ok {
+			t.Errorf("%q missing from the prepared font", r)
+		}
+	}
+	for _, r := range "Aa1,é" {
+		if _, ok := face.NominalGlyph(r); ok {
+			t.Errorf("%q kept although fyne's font has it", r)
+		}
+	}
+	if _, ok := face.NominalGlyph(' '); !ok {
+		t.Error("the space was dropped: a space after CJK text would be a missing glyph")
+	}
+	base, err := gofont.ParseTTF(bytes.NewReader(theme.DefaultTextFont().Content()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, _ := base.FontHExtents()
+	fe, _ := face.FontHExtents()
+	bu, fu := float32(base.Upem()), float32(face.Upem())
+	for _, pair := range [][2]float32{{be.Ascender / bu, fe.Ascender / fu}, {be.Descender / bu, fe.Descender / fu}, {be.LineGap / bu, fe.LineGap / fu}} {
+		if d := pair[0] - pair[1]; d > 0.002 || d < -0.002 {
+			t.Errorf("line metrics differ: fyne's %v per em, prepared %v per em", pair[0], pair[1])
+		}
+	}
+}
+
+// TestWithoutDropsWhatBaseHas: a font prepared against itself keeps only spaces and other
+// characters the shaper attaches to their neighbour.
+func TestWithoutDropsWhatBaseHas(t *testing.T) {
+	ld, err := ot.NewLoader(bytes.NewReader(theme.DefaultTextBoldFont().Content()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := ot.NewLoader(bytes.NewReader(theme.DefaultTextFont().Content()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, n, err := Without(ld, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := gofont.ParseTTF(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := face.NominalGlyph('A'); ok {
+		t.Error("A kept")
+	}
+	if _, ok := face.NominalGlyph(' '); !ok {
+		t.Error("space dropped")
+	}
+	if n == 0 || n > 40 {
+		t.Errorf("kept %d characters, want the spaces and controls only", n)
+	}
+}
+
+func TestFamiliesPutTheRegionFirst(t *testing.T) {
+	for loc, want := range map[string]string{"ja-JP": "Noto Sans CJK JP", "ko": "Noto Sans CJK KR", "zh_TW": "Noto Sans CJK TC", "en": "Noto Sans CJK SC", "zh-CN": "Noto Sans CJK SC"} {
+		if got := Families(loc)[0]; got != want {
+			t.Errorf("%s: first family %q, want %q", loc, got, want)
+		}
+	}
+}
