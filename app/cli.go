@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -290,13 +292,15 @@ func help(e *env, args []string) int {
 	return exitOK
 }
 
-func printUsage(w io.Writer, group *command, path []string) {
+func printUsage(out io.Writer, group *command, path []string) {
+	w := &bytes.Buffer{}
+	defer func() { io.WriteString(out, wrapHelp(w.String(), helpWidth)) }()
 	if group == root {
 		fmt.Fprint(w, `Agentdesk: a desktop workbench for making and judging data for AI agents.
 
 Usage:
   agentdesk [--store PATH]                  open the desktop app
-  agentdesk [--store PATH] FILE.pkl         open the app on a Mobile-Env pickle (Demonstrations)
+  agentdesk [--store PATH] FILE.pkl         open the app on a Mobile-Env pickle
   agentdesk [--store PATH] COMMAND [ARGS]   run a command
 
 `)
@@ -313,22 +317,34 @@ Usage:
 	if group != root {
 		sort.Slice(subs, func(i, j int) bool { return subs[i].name < subs[j].name })
 	}
+	var lists []string // a group's commands, under its line (root only)
 	for _, c := range subs {
-		name := c.name
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 		if c.setup == nil && len(c.sub) > 0 && group == root {
 			names := make([]string, len(c.sub))
 			for i, s := range c.sub {
 				names[i] = s.name
 			}
-			name += " " + strings.Join(names, "|")
+			lists = append(lists, c.name+": "+strings.Join(names, ", "))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", name, c.summary)
 	}
 	tw.Flush()
+	if len(lists) > 0 {
+		fmt.Fprintln(w, "\nCommand groups (agentdesk GROUP COMMAND):")
+		for _, l := range lists {
+			for i, line := range wrapWords(l, helpWidth-4) {
+				if i == 0 {
+					fmt.Fprintf(w, "  %s\n", line)
+				} else {
+					fmt.Fprintf(w, "      %s\n", line)
+				}
+			}
+		}
+	}
 	if group == root {
 		fmt.Fprint(w, `
 Options:
-  --store PATH   use this store file (created when missing) instead of the default one
+  --store PATH   use this store file (created when missing), not the default one
   --version      print the version
 
 Run 'agentdesk help COMMAND' for a command's options.
@@ -336,7 +352,71 @@ Run 'agentdesk help COMMAND' for a command's options.
 	}
 }
 
-func printCommandUsage(w io.Writer, c *command, path []string, fs *flag.FlagSet) {
+// helpWidth is the widest line help prints (a terminal's 80 columns).
+const helpWidth = 80
+
+// helpColumn finds where a help line's text column starts: after a command or option name
+// and two or more spaces ("  check  run SQLite's…"), or after a flag's tab ("    \tprint…").
+var helpColumn = regexp.MustCompile(`^(\s+\S+(?: \S+)?\s{2,}|\s+)`)
+
+// wrapHelp wraps the lines of a help text wider than width at spaces, continuing each under
+// its text column.
+func wrapHelp(text string, width int) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		nl := strings.HasSuffix(line, "\n")
+		line = strings.TrimSuffix(line, "\n")
+		line = strings.ReplaceAll(line, "\t", "  ")
+		if len(line) <= width {
+			b.WriteString(line)
+		} else {
+			indent := len(helpColumn.FindString(line))
+			if indent > width/2 {
+				indent = 4
+			}
+			words := wrapWords(line[indent:], width-indent)
+			for i, wl := range words {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				if i == 0 {
+					b.WriteString(line[:indent])
+				} else {
+					b.WriteString(strings.Repeat(" ", indent))
+				}
+				b.WriteString(wl)
+			}
+		}
+		if nl {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// wrapWords breaks s into lines of at most width characters at spaces.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func printCommandUsage(out io.Writer, c *command, path []string, fs *flag.FlagSet) {
+	w := &bytes.Buffer{}
+	defer func() { io.WriteString(out, wrapHelp(w.String(), helpWidth)) }()
 	fmt.Fprintf(w, "agentdesk %s: %s\n\nUsage:\n  agentdesk %s", strings.Join(path, " "), c.summary, strings.Join(path, " "))
 	hasFlags := false
 	fs.VisitAll(func(*flag.Flag) { hasFlags = true })

@@ -5,8 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -67,7 +69,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("help exit %d", r.code)
 	}
-	for _, group := range []string{"gridworld", "pickle", "template", "eval", "odyssey", "store info|path", "version"} {
+	for _, group := range []string{"gridworld", "pickle", "template", "eval", "odyssey", "store: info, path", "version"} {
 		if !strings.Contains(r.stdout, group) {
 			t.Errorf("help does not mention %q:\n%s", group, r.stdout)
 		}
@@ -193,7 +195,7 @@ func TestFyneAppTomlMatchesCode(t *testing.T) {
 	}
 	var meta struct {
 		Details struct {
-			ID, Name, Icon string
+			ID, Name, Icon, Version string
 		}
 	}
 	if err := toml.Unmarshal(b, &meta); err != nil {
@@ -204,6 +206,31 @@ func TestFyneAppTomlMatchesCode(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("..", meta.Details.Icon)); err != nil {
 		t.Fatalf("FyneApp.toml icon: %v", err)
+	}
+	if meta.Details.Version != Release {
+		t.Fatalf("FyneApp.toml version %q; code says %q", meta.Details.Version, Release)
+	}
+}
+
+// TestVersionOfAPlainBuild: a binary built without the Makefile's -X names the release and
+// the commit it was built from, not just "dev".
+func TestVersionOfAPlainBuild(t *testing.T) {
+	bi := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "1a2b3c4d5e6f"}, {Key: "vcs.modified", Value: "true"}}}
+	if v := versionFromBuild(bi, true); v != Release+"+1a2b3c4-modified" {
+		t.Errorf("from a modified checkout: %q", v)
+	}
+	bi.Settings = bi.Settings[:1]
+	if v := versionFromBuild(bi, true); v != Release+"+1a2b3c4" {
+		t.Errorf("from a clean checkout: %q", v)
+	}
+	if v := versionFromBuild(&debug.BuildInfo{Main: debug.Module{Version: "v0.2.0"}}, true); v != "0.2.0" {
+		t.Errorf("go install of a tagged module: %q", v)
+	}
+	if v := versionFromBuild(nil, false); v != Release+"+dev" {
+		t.Errorf("no build information: %q", v)
+	}
+	if Version == "" || Version == "dev" {
+		t.Errorf("Version %q", Version)
 	}
 }
 
@@ -224,5 +251,36 @@ func TestArgumentCountCheckedBeforeOpeningTheStore(t *testing.T) {
 		if _, err := os.Stat(db); !os.IsNotExist(err) {
 			t.Fatalf("%v: the store was created (%v)", args, err)
 		}
+	}
+}
+
+// TestHelpFitsATerminal: every help text (the overview, each group, each command with its
+// options) fits 80 columns; long summaries and option texts wrap under their column.
+func TestHelpFitsATerminal(t *testing.T) {
+	var paths [][]string
+	var walk func(c *command, path []string)
+	walk = func(c *command, path []string) {
+		paths = append(paths, path)
+		for _, s := range c.sub {
+			walk(s, append(append([]string(nil), path...), s.name))
+		}
+	}
+	walk(root, nil)
+	for _, p := range paths {
+		r := runCLI(t, append([]string{"help"}, p...)...)
+		if r.code != 0 {
+			t.Fatalf("help %v: %+v", p, r)
+		}
+		for i, line := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > helpWidth {
+				t.Errorf("help %v line %d is %d characters: %q", p, i+1, n, line)
+			}
+		}
+	}
+	if len(paths) < 30 {
+		t.Fatalf("only %d help texts", len(paths))
+	}
+	if r := runCLI(t, "help", "pickle"); !strings.Contains(r.stdout, "             remove; IDX:op") {
+		t.Errorf("a wrapped summary does not continue under its column:\n%s", r.stdout)
 	}
 }

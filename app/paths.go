@@ -41,6 +41,15 @@ func configDir() (string, error) {
 	return filepath.Join(d, "agentdesk"), nil
 }
 
+// PreferencesPath is where the desktop app keeps its preferences (theme, window size, ...).
+func PreferencesPath() (string, error) {
+	d, err := configDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "preferences.json"), nil
+}
+
 // SettingsPath is where settings.toml lives.
 func SettingsPath() (string, error) {
 	d, err := configDir()

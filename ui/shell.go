@@ -134,6 +134,15 @@ func (s *Shell) Current() string {
 	return s.current.ID
 }
 
+// ScreenIDs are the navigation's screens, in order.
+func (s *Shell) ScreenIDs() []string {
+	ids := make([]string, len(s.screens))
+	for i, sc := range s.screens {
+		ids[i] = sc.ID
+	}
+	return ids
+}
+
 // Show selects the screen with the given id ("home", "gridworld", ..., "settings", "about").
 // It returns false for an unknown id.
 func (s *Shell) Show(id string) bool {

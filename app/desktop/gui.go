@@ -31,10 +31,23 @@ const ReadyLine = "agentdesk: main window shown"
 
 // Run opens the desktop app on the store at opts.StorePath, or on the default store: the
 // command line calls it (app.Main) when there is no command, or for commands that open the app.
-func Run(opts app.GUIOptions) int {
+func Run(opts app.GUIOptions) int { return RunWith(opts, nil) }
+
+// Started is what RunWith's caller gets once the main window is on screen.
+type Started struct {
+	App    fyne.App
+	Window fyne.Window
+	Shell  *ui.Shell
+	// Screen is the primary monitor's size in fyne units (zero when unknown).
+	Screen fyne.Size
+}
+
+// RunWith is Run, calling started on a goroutine of its own once the main window is on screen
+// (the UI tour drives the real app through it; it must reach the UI through fyne.Do).
+func RunWith(opts app.GUIOptions, started func(Started)) int {
 	setMemoryLimit()
 	storePath, storeGiven := opts.StorePath, opts.StorePath != ""
-	a := fyneapp.NewWithID(app.AppID)
+	a := newApp()
 	icon := fyne.NewStaticResource("agentdesk.png", resources.IconPNG)
 	a.SetIcon(icon)
 	ui.ApplyTheme(a)
@@ -131,6 +144,9 @@ func Run(opts app.GUIOptions) int {
 		world.start()
 		close(worldReady) // the Gridworld workspace draws its 3D view now
 		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)
+		if started != nil {
+			go started(Started{App: a, Window: w, Shell: shell, Screen: screenSize(w)})
+		}
 		if opts.Open != "" {
 			// agentdesk FILE.pkl: opened once the window is up, so a slow file or an error
 			// dialog has a window to show in
@@ -138,6 +154,9 @@ func Run(opts app.GUIOptions) int {
 		}
 	})
 	w.ShowAndRun()
+	if err := a.prefs.Save(); err != nil {
+		fmt.Fprintf(os.Stderr, "agentdesk: saving preferences: %v\n", err)
+	}
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -148,6 +167,32 @@ func Run(opts app.GUIOptions) int {
 		}
 	}
 	return 0
+}
+
+// newApp starts fyne with the app's own preferences (filePrefs): fyne is given no app id, so
+// it neither saves nor watches a preferences file of its own.
+func newApp() *prefsApp {
+	// no id (a FyneApp.toml found beside the binary during development would give one)
+	fyneapp.SetMetadata(fyne.AppMetadata{Name: "Agentdesk", Version: app.Release})
+	fa := fyneapp.NewWithID("")
+	path, err := app.PreferencesPath()
+	legacy := ""
+	if dir, err := os.UserConfigDir(); err == nil {
+		legacy = filepath.Join(dir, "fyne", app.AppID, "preferences.json")
+	}
+	var prefs *filePrefs
+	if err == nil {
+		prefs, err = loadPrefs(path, legacy)
+	}
+	if prefs == nil { // no config folder: preferences last as long as the app
+		prefs = &filePrefs{values: map[string]any{}}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agentdesk: preferences: %v\n", err)
+	}
+	a := &prefsApp{App: fa, prefs: prefs, id: app.AppID}
+	fyne.SetCurrentApp(a)
+	return a
 }
 
 // licenses lists the linked modules' licences for About; a broken list shows none rather

@@ -117,8 +117,15 @@ func TestDemonstrationsSaveAsNamesTheNewFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(filepath.Dir(path), "saved-as.pkl")
-	if err := d.save(out); err != nil {
+	// fyne's save dialog has created the chosen file, empty, before Save as writes it
+	if err := os.WriteFile(out, nil, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if err := d.saveAs(out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out + ".old"); err == nil {
+		t.Fatal("Save as left an empty .old beside the new file")
 	}
 	data, _ := os.ReadFile(out)
 	if d.path != out || d.cur.Path != out || d.cur.Size != int64(len(data)) || len(d.pending) != 0 {

@@ -180,10 +180,20 @@ func (d *Workspace) saveAsDialog() {
 			return
 		}
 		w.Close()
-		d.save(w.URI().Path())
+		d.saveAs(w.URI().Path())
 	}, d.host.Window())
 	fd.SetFileName(strings.TrimSuffix(filepath.Base(d.path), ".pkl") + "-edited.pkl")
 	fd.Show()
+}
+
+// saveAs saves to the path chosen in the save dialog. fyne's save dialog creates the file it
+// returns: an empty file is that one (or holds nothing worth keeping), not a previous version
+// to back up as PATH.old (which Save as used to leave, 0 bytes, beside the new file).
+func (d *Workspace) saveAs(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 && path != d.path {
+		_ = os.Remove(path)
+	}
+	return d.save(path)
 }
 
 func (d *Workspace) chooseDefDir() {

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -65,6 +66,8 @@ type explorerScoring struct {
 	details  *widget.Label
 	dim      *widget.Select
 	table    *widget.Table
+	columns  *widgets.Columns
+	results  *container.AppTabs
 	failList *widget.List
 	failL    *widget.Label
 	viewer   *widgets.FrameViewer
@@ -81,10 +84,9 @@ type explorerScoring struct {
 	episodes map[string]*episode.Episode // failing steps' episodes, by external id
 }
 
-var breakdownColumns = []struct {
-	title string
-	width float32
-}{{"Value", 200}, {"Steps", 64}, {"Correct", 70}, {"AMS", 64}, {"Episodes", 76}, {"SR", 64}, {"Wrong action", 100}, {"Invalid", 64}}
+var breakdownColumns = []widgets.Column{{Title: "Value", Min: 120, Weight: 1}, {Title: "Steps", Min: 60}, {Title: "Correct", Min: 68},
+	{Title: "AMS", Min: 60}, {Title: "Episodes", Min: 76, Optional: true}, {Title: "SR", Min: 60},
+	{Title: "Wrong action", Min: 100, Optional: true}, {Title: "Invalid", Min: 64, Optional: true}}
 
 func newExplorerScoring(x *Workspace) *explorerScoring {
 	s := &explorerScoring{x: x, episodes: map[string]*episode.Episode{}}
@@ -136,7 +138,7 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	}
 	s.dim = widget.NewSelect(dimLabels, func(string) { s.showBreakdown() })
 	s.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(s.groups), len(breakdownColumns) },
+		func() (int, int) { return len(s.groups), s.columns.Len() },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.Truncation = fyne.TextTruncateEllipsis
@@ -147,12 +149,12 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	s.table.ShowHeaderColumn = false
 	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
 		if id.Col >= 0 {
-			o.(*widget.Label).SetText(breakdownColumns[id.Col].title)
+			if k := s.columns.Index(id.Col); k >= 0 {
+				o.(*widget.Label).SetText(breakdownColumns[k].Title)
+			}
 		}
 	}
-	for i, c := range breakdownColumns {
-		s.table.SetColumnWidth(i, c.width)
-	}
+	s.columns = widgets.NewColumns(breakdownColumns, s.table)
 
 	s.failL = widget.NewLabel("Failing steps")
 	s.failList = widget.NewList(
@@ -186,22 +188,33 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	)
 	legend.Wrapping = fyne.TextWrapWord
 
+	// the choices and the headline on the left (scrolling on short windows), the results on the
+	// right in two tabs: the breakdown table at full width, the failing steps beside a frame
+	// viewer as large as the window allows
 	controls := container.NewVBox(
 		container.NewBorder(nil, nil, pick, nil, s.pathL),
-		container.NewBorder(nil, nil, widget.NewLabel("Split"), s.scoreB, s.split),
-		container.NewBorder(nil, nil, widget.NewLabel("Prompt level"), nil,
-			container.NewBorder(nil, nil, s.level, nil, container.NewBorder(nil, nil, widget.NewLabel("Metric"), nil, s.metric))),
+		container.NewBorder(nil, nil, widget.NewLabel("Split"), nil, s.split),
+		widgets.NewFlow(container.NewHBox(widget.NewLabel("Prompt level"), s.level),
+			container.NewHBox(widget.NewLabel("Metric"), widgets.SelectFits(s.metric))),
 		container.NewBorder(nil, nil, widget.NewLabel("Mode"), nil, s.mode), s.modeHelp,
-		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), container.NewHBox(s.openRunB, s.delRunB), s.runSel),
+		container.NewHBox(layout.NewSpacer(), s.scoreB),
+		widget.NewSeparator(),
+		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), nil, s.runSel),
+		container.NewHBox(layout.NewSpacer(), s.openRunB, s.delRunB),
 		widget.NewSeparator(),
 		s.headline, s.details)
-	left := container.NewBorder(controls, nil, nil, nil,
-		container.NewBorder(container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), nil, s.dim), nil, nil, nil, s.table))
-	failures := container.NewVSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
+	left := container.NewVScroll(controls)
+	breakdown := container.NewBorder(
+		container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), s.columns.Chooser(x.host.Window), s.dim),
+		nil, nil, nil, s.columns.Fit())
+	failing := container.NewHSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
 		container.NewBorder(nil, legend, nil, nil, s.viewer))
-	failures.Offset = 0.3
-	split := container.NewHSplit(left, failures)
-	split.Offset = 0.45
+	failing.Offset = 0.34
+	s.results = container.NewAppTabs(
+		container.NewTabItem("Breakdown", breakdown),
+		container.NewTabItem("Failing steps", failing))
+	split := container.NewHSplit(left, s.results)
+	split.Offset = 0.34
 	s.content = split
 	s.dim.SetSelected(dimLabels[0])
 	return s
@@ -408,7 +421,7 @@ func (s *explorerScoring) breakdownCell(id widget.TableCellID) string {
 		return ""
 	}
 	g := s.groups[id.Row]
-	switch id.Col {
+	switch s.columns.Index(id.Col) {
 	case 0:
 		if g.Value == "" {
 			return "(unknown)"

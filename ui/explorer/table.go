@@ -22,24 +22,33 @@ import (
 // as they scroll into view; search matches marked; columns sorted by the store's indexes.
 
 type explorerColumn struct {
-	title string
-	width float32
-	sort  episode.SortKey
+	widgets.Column
+	sort episode.SortKey
 	// sortable columns are ordered by an index of the store
 	sortable bool
 }
 
+// explorerColumns: the table shows every column it has room for (optional ones make way from
+// the right when it is narrow; Columns… chooses) and gives the extra width to the text columns.
 var explorerColumns = []explorerColumn{
-	{"ID", 64, episode.SortID, true},
-	{"Source", 92, episode.SortSource, true},
-	{"Episode", 150, episode.SortEpisode, true},
-	{"Task", 300, episode.SortTask, true},
-	{"Category", 150, 0, false},
-	{"Device", 110, 0, false},
-	{"Apps", 150, 0, false},
-	{"Steps", 72, episode.SortSteps, true},
-	{"Reward", 80, episode.SortReward, true},
-	{"Stored", 140, episode.SortCreated, true},
+	{widgets.Column{Title: "ID", Min: 56}, episode.SortID, true},
+	{widgets.Column{Title: "Source", Min: 80, Optional: true}, episode.SortSource, true},
+	{widgets.Column{Title: "Episode", Min: 110, Weight: 1, Optional: true}, episode.SortEpisode, true},
+	{widgets.Column{Title: "Task", Min: 180, Weight: 4}, episode.SortTask, true},
+	{widgets.Column{Title: "Category", Min: 110, Weight: 1, Optional: true}, 0, false},
+	{widgets.Column{Title: "Device", Min: 100, Optional: true}, 0, false},
+	{widgets.Column{Title: "Apps", Min: 110, Weight: 1, Optional: true}, 0, false},
+	{widgets.Column{Title: "Steps", Min: 64}, episode.SortSteps, true},
+	{widgets.Column{Title: "Reward", Min: 72}, episode.SortReward, true},
+	{widgets.Column{Title: "Stored", Min: 130, Optional: true}, episode.SortCreated, true},
+}
+
+func columnsOf(cols []explorerColumn) []widgets.Column {
+	out := make([]widgets.Column, len(cols))
+	for i, c := range cols {
+		out[i] = c.Column
+	}
+	return out
 }
 
 const ( // columns
@@ -57,7 +66,7 @@ const ( // columns
 
 func (x *Workspace) buildTable() {
 	x.table = widget.NewTableWithHeaders(
-		func() (int, int) { return x.count, len(explorerColumns) },
+		func() (int, int) { return x.count, x.columns.Len() },
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.Truncation = fyne.TextTruncateEllipsis
@@ -80,16 +89,18 @@ func (x *Workspace) buildTable() {
 		if id.Col < 0 {
 			return
 		}
-		c := explorerColumns[id.Col]
-		b.SetText(c.title + x.sortMark(c))
+		k := x.columns.Index(id.Col)
+		if k < 0 {
+			return
+		}
+		c := explorerColumns[k]
+		b.SetText(c.Title + x.sortMark(c))
 		b.OnTapped = nil
 		if c.sortable {
 			b.OnTapped = func() { x.sortBy(c.sort) }
 		}
 	}
-	for i, c := range explorerColumns {
-		x.table.SetColumnWidth(i, c.width)
-	}
+	x.columns = widgets.NewColumns(columnsOf(explorerColumns), x.table)
 	x.table.OnSelected = func(id widget.TableCellID) {
 		if r, ok := x.row(id.Row); ok {
 			x.detail.open(r)
@@ -128,7 +139,8 @@ func (x *Workspace) updateCell(id widget.TableCellID, c *fyne.Container) {
 		rt.Hide()
 		return
 	}
-	if id.Col == colTask && r.TaskMarked != "" {
+	col := x.columns.Index(id.Col)
+	if col == colTask && r.TaskMarked != "" {
 		rt.Segments = markedSegments(r.TaskMarked, false)
 		rt.Refresh()
 		rt.Show()
@@ -137,7 +149,7 @@ func (x *Workspace) updateCell(id widget.TableCellID, c *fyne.Container) {
 	}
 	rt.Hide()
 	l.Show()
-	l.SetText(explorerCell(r, id.Col))
+	l.SetText(explorerCell(r, col))
 }
 
 func explorerCell(r episode.Row, col int) string {

@@ -60,6 +60,7 @@ type Workspace struct {
 	maxSteps *widget.Entry
 	status   *widget.Label
 	table    *widget.Table
+	columns  *widgets.Columns
 	tabs     *container.AppTabs
 	detail   *explorerDetail
 	stats    *explorerStats
@@ -150,10 +151,10 @@ func (x *Workspace) content() fyne.CanvasObject {
 	// the filters and actions wrap onto as many rows as the width needs
 	row2 := widgets.NewFlow(sel(x.source), sel(x.split), sel(x.facets[episode.FacetCategory]),
 		sel(x.facets[episode.FacetApp]), sel(x.facets[episode.FacetDevice]), sel(x.facets[episode.FacetAction]),
-		steps, importB, exportB)
+		steps, importB, exportB, x.columns.Chooser(x.host.Window))
 	top := container.NewVBox(row1, row2)
 
-	split := container.NewHSplit(container.NewBorder(nil, x.status, nil, nil, x.table), x.detail.content)
+	split := container.NewHSplit(container.NewBorder(nil, x.status, nil, nil, x.columns.Fit()), x.detail.content)
 	split.Offset = 0.58
 	episodes := container.NewBorder(top, nil, nil, nil, split)
 

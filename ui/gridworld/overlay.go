@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/gridworld"
 )
@@ -28,12 +27,13 @@ func (g *Workspace) flash(reward float64) {
 	if reward < 0 {
 		g.rewardText.Color = theme.Color(theme.ColorNameError)
 	}
+	g.rewardText.Show()
 	g.rewardText.Refresh()
 	time.AfterFunc(900*time.Millisecond, func() {
 		fyne.Do(func() {
 			if g.flashID == id {
 				g.rewardText.Text = ""
-				g.rewardText.Refresh()
+				g.rewardText.Hide()
 			}
 		})
 	})
@@ -86,8 +86,8 @@ func (g *Workspace) updateOverlay() {
 				sw.StrokeColor = theme.Color(theme.ColorNameForeground)
 				sw.StrokeWidth = 3
 			}
-			label := widget.NewLabel(fmt.Sprintf("%d %s %d", i+1, blockNames[i], o.inventory[i]))
-			g.inventory.Add(container.NewHBox(container.NewCenter(sw), label))
+			label := canvas.NewText(fmt.Sprintf("%d %s %d", i+1, blockNames[i], o.inventory[i]), theme.Color(theme.ColorNameForeground))
+			g.inventory.Add(container.NewHBox(container.NewCenter(sw), container.NewCenter(label)))
 		}
 	}
 	g.inventory.Refresh()

@@ -174,13 +174,15 @@ func (g *Workspace) build() {
 	g.rewardText = canvas.NewText("", theme.Color(theme.ColorNameForeground))
 	g.rewardText.TextSize = 22
 	g.rewardText.TextStyle.Bold = true
+	g.rewardText.Hide() // shown while a step's reward flashes
 	g.totalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	g.stepText = widget.NewLabel("")
 	g.progress = widget.NewProgressBar()
 	g.progress.TextFormatter = func() string { return "" }
 	g.progressL = widget.NewLabel("")
+	// one line over the world (the whole dialog is in the side panel): the 3D view keeps its room
 	g.instr = widget.NewLabel("")
-	g.instr.Wrapping = fyne.TextWrapWord
+	g.instr.Truncation = fyne.TextTruncateEllipsis
 	g.inventory = widgets.NewFlow()
 	g.status = widget.NewLabel(g.glNote)
 	g.status.Wrapping = fyne.TextWrapWord
@@ -199,6 +201,7 @@ func (g *Workspace) build() {
 	openDataset := widget.NewButtonWithIcon("IGLU dataset…", theme.FolderOpenIcon(), g.openDataset)
 	reset := widget.NewButtonWithIcon("Reset", theme.ViewRefreshIcon(), func() { g.reset() })
 	spaceSel := widget.NewSelect([]string{spaceWalking, spaceWalkingDict, spaceFlying}, nil)
+	spaceWide := widgets.SelectFits(spaceSel)
 	spaceSel.SetSelected(g.space)
 	spaceSel.OnChanged = func(sp string) { g.space = sp; g.reset() }
 	ghost := widget.NewCheck("Target ghost", func(on bool) { g.ghost = on; g.render() })
@@ -215,13 +218,14 @@ func (g *Workspace) build() {
 	replayBtn := widget.NewButtonWithIcon("Replay…", theme.MediaPlayIcon(), g.chooseReplay)
 	agentBtn := widget.NewButtonWithIcon("Run agent…", theme.ComputerIcon(), g.chooseAgent)
 	g.playBar = widgets.NewFlow(
-		container.NewHBox(widget.NewLabel("Task"), g.taskSelect), openDataset, reset, spaceSel,
+		container.NewHBox(widget.NewLabel("Task"), g.taskSelect), openDataset, reset, spaceWide,
 		ghost, camera, record, save, replayBtn, agentBtn,
 	)
 
 	// replay: the frame viewer steps and plays; the world follows it
 	g.viewer = widgets.NewFrameViewer()
 	g.viewer.SetRun(g.host.Go)
+	g.viewer.CountFromInitial(true) // frame 0 is the initial state, as the overlay counts
 	g.viewer.OnStep(g.followViewer)
 	g.replayName = widget.NewLabel("")
 	g.replayName.Truncation = fyne.TextTruncateEllipsis

@@ -318,9 +318,14 @@ func TestGridworldReplayFrameViewer(t *testing.T) {
 	if g.frame != 3 || spy.last(t).Grid != g.replay.Frames[3].Grid || spy.last(t).Agent != g.replay.Frames[3].Pose {
 		t.Fatalf("the world did not follow the viewer to step 3 (frame %d)", g.frame)
 	}
-	if !strings.Contains(g.stepText.Text, "Step 3 / 5") {
-		t.Fatalf("overlay %q", g.stepText.Text)
+	if !strings.Contains(g.stepText.Text, "Step 3 / 5") || g.viewer.PositionText() != "step 3 / 5" {
+		t.Fatalf("overlay %q, viewer %q: they count steps alike", g.stepText.Text, g.viewer.PositionText())
 	}
+	g.viewer.Seek(0)
+	if !strings.Contains(g.stepText.Text, "Step 0 / 5") || g.viewer.PositionText() != "start / 5" {
+		t.Fatalf("overlay %q, viewer %q at the initial state", g.stepText.Text, g.viewer.PositionText())
+	}
+	g.viewer.Seek(3)
 	typeKeys(w, g, fyne.KeyEnd) // the world's keys drive the viewer
 	if g.viewer.Index() != 5 || g.frame != 5 {
 		t.Fatalf("End: viewer %d, world %d", g.viewer.Index(), g.frame)

@@ -57,6 +57,9 @@ type FrameViewer struct {
 	run    func(func())  // runs decoding off the UI goroutine
 	shift  bool
 	onStep func(i int)
+	// initial: the first frame is the state before any action, and frame i the state after
+	// action i (Gridworld replays)
+	initial bool
 
 	image     *canvas.Image
 	marks     *fyne.Container // action overlay, laid out over the image
@@ -152,6 +155,24 @@ func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
 	v.Seek(0)
 }
 
+// CountFromInitial says the episode's first frame is the state before any action: the viewer
+// then shows "start" there and "step i / n" for the state after action i of n, as the
+// Gridworld overlay counts.
+func (v *FrameViewer) CountFromInitial(on bool) { v.initial = on }
+
+// PositionText is the position shown under the frame ("step 3 / 25").
+func (v *FrameViewer) PositionText() string { return v.position.Text }
+
+func (v *FrameViewer) positionText(i, n int) string {
+	switch {
+	case !v.initial:
+		return fmt.Sprintf("step %d / %d", i+1, n)
+	case i == 0:
+		return fmt.Sprintf("start / %d", n-1)
+	}
+	return fmt.Sprintf("step %d / %d", i, n-1)
+}
+
 // OnStep sets a function called whenever the shown step changes.
 func (v *FrameViewer) OnStep(f func(i int)) { v.onStep = f }
 
@@ -201,7 +222,7 @@ func (v *FrameViewer) Seek(i int) {
 		v.info.SetText(err.Error())
 	}
 	v.prefetch(i + 1)
-	v.position.SetText(fmt.Sprintf("step %d / %d", i+1, n))
+	v.position.SetText(v.positionText(i, n))
 	v.info.SetText(fmt.Sprintf("%s · reward %s", describeAction(step.Action), formatReward(step.Reward)))
 	if step.Instruction != "" {
 		v.instr.SetText("Instruction: " + step.Instruction)

@@ -23,13 +23,14 @@ func parseSpeed(s string) float64 {
 
 // playback advances a player until advance returns false or stop is closed. Every
 // 1/(replaySpeed1x×speed()) seconds it runs advance on the UI goroutine, reading the speed in the
-// same hop, so a speed change applies from the next step. Close stop on the UI goroutine.
+// same hop, so a speed change applies from the next step. Call it and close stop on the UI
+// goroutine (it used to hop to the UI goroutine itself for the first interval: fyne.DoAndWait
+// from the UI goroutine, which fyne reports and, once fyne.Do is the only way, deadlocks).
 func playback(stop <-chan struct{}, speed func() float64, advance func() bool) {
 	interval := func() time.Duration {
 		return time.Duration(float64(time.Second) / (replaySpeed1x * max(speed(), 0.25)))
 	}
-	var wait time.Duration
-	fyne.DoAndWait(func() { wait = interval() })
+	wait := interval()
 	go func() {
 		for {
 			select {

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -42,4 +43,15 @@ func ShowMessage(title, msg string, w fyne.Window) {
 // Sized is o at width w (and its own height).
 func Sized(o fyne.CanvasObject, w float32) fyne.CanvasObject {
 	return container.NewGridWrap(fyne.NewSize(w, o.MinSize().Height), o)
+}
+
+// SelectFits gives a choice the width of its longest option, so that no option shows cut
+// ("Walking · di…"); the width is capped at 420.
+func SelectFits(s *widget.Select) fyne.CanvasObject {
+	w := s.MinSize().Width
+	for _, o := range s.Options {
+		w = max(w, fyne.MeasureText(o, theme.TextSize(), fyne.TextStyle{}).Width+
+			theme.IconInlineSize()+4*theme.InnerPadding()+2*theme.Padding())
+	}
+	return Sized(s, min(w, 420))
 }

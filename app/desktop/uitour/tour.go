@@ -1,0 +1,304 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/app/desktop"
+	"github.com/agentdesk/agentdesk/ui"
+)
+
+// tour is one run over the app at one screen size.
+type tour struct {
+	out, label string
+	themes     []string
+
+	d        desktop.Started
+	mu       sync.Mutex
+	failures []string
+	shots    []string
+	// seen are the dialogs opened so far (by screen and button), each toured once per theme
+	seen map[string]bool
+}
+
+// settle is how long the tour lets a screen draw and its background reads finish.
+const settle = 900 * time.Millisecond
+
+func (t *tour) failf(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	msg := fmt.Sprintf(format, args...)
+	t.failures = append(t.failures, msg)
+	fmt.Fprintln(os.Stderr, "uitour: FAIL:", msg)
+}
+
+func (t *tour) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "uitour: "+format+"\n", args...)
+}
+
+// onUI runs f on the UI goroutine and waits for it.
+func onUI(f func()) { fyne.DoAndWait(f) }
+
+func (t *tour) run(d desktop.Started) {
+	t.d = d
+	defer func() {
+		if r := recover(); r != nil {
+			t.failf("tour panicked: %v", r)
+		}
+		time.Sleep(settle)
+		onUI(func() { d.Shell.Close(); d.Window.Close() })
+	}()
+	time.Sleep(2 * settle)
+	t.logf("screen %v, window %v", d.Screen, t.windowSize())
+	t.checkWindow("start")
+	for _, th := range t.themes {
+		onUI(func() { ui.SetTheme(d.App, th) })
+		t.seen = map[string]bool{}
+		var ids []string
+		onUI(func() { ids = d.Shell.ScreenIDs() })
+		for _, id := range ids {
+			t.screen(th, id)
+		}
+		t.menuDialogs(th)
+	}
+}
+
+func (t *tour) windowSize() (s fyne.Size) {
+	onUI(func() { s = t.d.Window.Canvas().Size() })
+	return s
+}
+
+// checkWindow: the window is no larger than the screen, and its content fits in it.
+func (t *tour) checkWindow(where string) {
+	var size, min fyne.Size
+	onUI(func() {
+		size = t.d.Window.Canvas().Size()
+		min = t.d.Window.Content().MinSize()
+	})
+	if sc := t.d.Screen; sc.Width > 0 && (size.Width > sc.Width+0.5 || size.Height > sc.Height+0.5) {
+		t.failf("%s: window %vx%v is larger than the %vx%v screen", where, size.Width, size.Height, sc.Width, sc.Height)
+	}
+	if min.Width > size.Width+0.5 || min.Height > size.Height+0.5 {
+		t.failf("%s: the screen needs %vx%v, the window has %vx%v", where, min.Width, min.Height, size.Width, size.Height)
+	}
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+func fileName(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(p), "-"), "-"); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "_") + ".png"
+}
+
+// shot saves the whole X screen.
+func (t *tour) shot(parts ...string) {
+	name := fileName(append([]string{t.label}, parts...)...)
+	path := filepath.Join(t.out, name)
+	cmd := exec.Command("sh", "-c", `xwd -root -silent | convert xwd:- png:"$1"`, "sh", path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.failf("screenshot %s: %v %s", name, err, out)
+		return
+	}
+	t.shots = append(t.shots, name)
+}
+
+// screen shows one screen, each of its tabs, and each dialog its buttons open.
+func (t *tour) screen(th, id string) {
+	onUI(func() { t.d.Shell.Show(id) })
+	time.Sleep(settle)
+	t.checkWindow(th + "/" + id)
+	t.shot(th, id)
+	t.dialogs(th, id, "")
+	var tabs []*container.AppTabs
+	onUI(func() { tabs = findAll[*container.AppTabs](t.d.Window.Content()) })
+	for ti, at := range tabs {
+		var n int
+		onUI(func() { n = len(at.Items) })
+		for i := 0; i < n; i++ {
+			var title string
+			onUI(func() {
+				if i < len(at.Items) && at.Visible() {
+					at.SelectIndex(i)
+					title = at.Items[i].Text
+				}
+			})
+			if title == "" {
+				continue
+			}
+			time.Sleep(settle)
+			where := fmt.Sprintf("%s/%s/%s", th, id, title)
+			t.checkWindow(where)
+			t.shot(th, id, fmt.Sprint(ti), title)
+			t.dialogs(th, id, title)
+		}
+		onUI(func() {
+			if len(at.Items) > 0 {
+				at.SelectIndex(0)
+			}
+		})
+	}
+}
+
+// findAll lists the visible objects of type T under o (not inside other T).
+func findAll[T fyne.CanvasObject](o fyne.CanvasObject) []T {
+	var out []T
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		if v, ok := o.(T); ok {
+			out = append(out, v)
+			return
+		}
+		switch c := o.(type) {
+		case *fyne.Container:
+			for _, ch := range c.Objects {
+				walk(ch)
+			}
+		case fyne.Widget:
+			for _, ch := range test.WidgetRenderer(c).Objects() {
+				walk(ch)
+			}
+		}
+	}
+	walk(o)
+	return out
+}
+
+// dialogs taps every visible, enabled button of the current screen whose label ends in "…"
+// (the app's convention for "opens a dialog"), checks and shoots the dialog, and closes it.
+func (t *tour) dialogs(th, id, tab string) {
+	var labels []string
+	onUI(func() {
+		for _, b := range findAll[*widget.Button](t.d.Window.Content()) {
+			if strings.HasSuffix(b.Text, "…") && !b.Disabled() {
+				labels = append(labels, b.Text)
+			}
+		}
+	})
+	for _, label := range labels {
+		key := id + "/" + label
+		if t.seen[key] {
+			continue
+		}
+		t.seen[key] = true
+		tapped := false
+		onUI(func() {
+			for _, b := range findAll[*widget.Button](t.d.Window.Content()) {
+				if b.Text == label && !b.Disabled() && b.OnTapped != nil {
+					b.OnTapped()
+					tapped = true
+					return
+				}
+			}
+		})
+		if !tapped {
+			continue
+		}
+		time.Sleep(settle)
+		t.dialog(th, id, tab, label)
+	}
+}
+
+// dialog checks the top overlay (the dialog a tap opened), shoots it and closes it.
+func (t *tour) dialog(th, id, tab, label string) {
+	where := strings.Join([]string{th, id, tab, label}, "/")
+	var opened bool
+	var content, win fyne.Size
+	onUI(func() {
+		top := t.d.Window.Canvas().Overlays().Top()
+		if top == nil {
+			return
+		}
+		opened = true
+		win = t.d.Window.Canvas().Size()
+		if p, ok := top.(*widget.PopUp); ok && p.Content != nil {
+			content = p.Content.MinSize()
+		} else {
+			content = top.MinSize()
+		}
+	})
+	if !opened {
+		t.logf("%s: no dialog", where)
+		return
+	}
+	if content.Width > win.Width+0.5 || content.Height > win.Height+0.5 {
+		t.failf("%s: the dialog needs %vx%v, the window is %vx%v", where, content.Width, content.Height, win.Width, win.Height)
+	}
+	t.checkWindow(where)
+	t.shot(th, id, tab, "dialog", label)
+	t.closeOverlays()
+}
+
+// closeOverlays hides every overlay (dialogs, pop-ups) the tour opened.
+func (t *tour) closeOverlays() {
+	onUI(func() {
+		ov := t.d.Window.Canvas().Overlays()
+		for top := ov.Top(); top != nil; top = ov.Top() {
+			top.Hide()
+			if ov.Top() == top {
+				ov.Remove(top)
+			}
+		}
+	})
+	time.Sleep(settle / 3)
+}
+
+// menuDialogs opens what the main menu opens that no button does: the shortcut list.
+func (t *tour) menuDialogs(th string) {
+	var item *fyne.MenuItem
+	onUI(func() {
+		if mm := t.d.Window.MainMenu(); mm != nil {
+			for _, m := range mm.Items {
+				for _, it := range m.Items {
+					if it.Label == "Keyboard shortcuts" {
+						item = it
+					}
+				}
+			}
+		}
+	})
+	if item == nil {
+		t.failf("no Keyboard shortcuts item in the main menu")
+		return
+	}
+	onUI(item.Action)
+	time.Sleep(settle)
+	t.dialog(th, "menu", "", "keyboard shortcuts")
+}
+
+// finish writes the report and returns the exit status.
+func (t *tour) finish() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	report := fmt.Sprintf("%s: %d screenshots, %d failures\n", t.label, len(t.shots), len(t.failures))
+	for _, f := range t.failures {
+		report += "FAIL " + f + "\n"
+	}
+	for _, s := range t.shots {
+		report += "shot " + s + "\n"
+	}
+	_ = os.WriteFile(filepath.Join(t.out, "report-"+t.label+".txt"), []byte(report), 0o644)
+	fmt.Fprint(os.Stderr, report)
+	if len(t.failures) > 0 || len(t.shots) == 0 {
+		return 1
+	}
+	return 0
+}
