@@ -1,0 +1,78 @@
+package workflow
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentdesk/agentdesk/engine/conformance"
+	"github.com/agentdesk/agentdesk/store"
+)
+
+// TestSamplesLoadAndRemove: the bundled samples load into a store beside the user's own
+// dataset; loading again leaves one copy; removing takes exactly the samples away, files
+// included, and leaves the user's data as it was.
+func TestSamplesLoadAndRemove(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// the user's own dataset first
+	if _, err := ImportDataset(ctx, st, filepath.Join(conformance.Dir(t, "odyssey"), "sample"), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := st.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), SamplesFolder)
+	s, err := LoadSamples(ctx, st, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(s.Summary())
+	c, err := SampleContents(ctx, st, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Episodes == 0 || c.Episodes != s.Dataset.Episodes || c.Splits == 0 || c.Runs != 1 || c.Projects != 1 || c.Folders != 1 {
+		t.Fatalf("after loading: %+v (dataset %d episodes)", c, s.Dataset.Episodes)
+	}
+	for _, p := range []string{s.Demonstrations, s.Templates, s.OdysseyPredictions, s.Evaluation} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("sample file: %v", err)
+		}
+	}
+	again, err := LoadSamples(ctx, st, dir)
+	if err != nil {
+		t.Fatalf("loading twice: %v", err)
+	}
+	if c2, _ := SampleContents(ctx, st, dir); c2 != c || again.Dataset.Episodes != c.Episodes {
+		t.Fatalf("loading twice: %+v, then %+v", c, c2)
+	}
+	removed, err := RemoveSamples(ctx, st, dir)
+	if err != nil || removed != c {
+		t.Fatalf("removed %+v (%v), loaded %+v", removed, err, c)
+	}
+	if c3, _ := SampleContents(ctx, st, dir); !c3.Empty() {
+		t.Fatalf("left after removing: %+v", c3)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the samples folder is still there: %v", err)
+	}
+	after, err := st.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Episodes() != before.Episodes() || after.Splits != before.Splits {
+		t.Fatalf("the user's data changed: %d episodes and %d splits before, %d and %d after",
+			before.Episodes(), before.Splits, after.Episodes(), after.Splits)
+	}
+	// a fresh load after removing works (the store forgot the imported files)
+	if s, err := LoadSamples(ctx, st, dir); err != nil || s.Dataset.Episodes != c.Episodes {
+		t.Fatalf("loading after removing: %d episodes, %v", s.Dataset.Episodes, err)
+	}
+}
