@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
@@ -18,24 +19,25 @@ import (
 // home shows what is in the store: a card per workspace with its counts, the episodes by
 // source and the recently opened files.
 type home struct {
-	shell  *Shell
-	status *widget.Label
-	cards  *fyne.Container
-	recent *fyne.Container
+	shell   *Shell
+	status  *widget.Label
+	cards   *fyne.Container
+	recent  *fyne.Container
+	samples *fyne.Container
 	// reading is the overview being read (Refresh reads it again).
 	reading workspace.Latest
 }
 
 func homeView(s *Shell) fyne.CanvasObject {
 	h := &home{shell: s, status: widget.NewLabel(""), cards: container.NewGridWrap(fyne.NewSize(260, 150)),
-		recent: container.NewVBox()}
+		recent: container.NewVBox(), samples: container.NewVBox()}
 	h.status.Wrapping = fyne.TextWrapWord
 	refresh := widget.NewButton("Refresh", h.load)
 	top := container.NewBorder(nil, nil, nil, refresh, h.status)
 	recentCard := widget.NewCard("Recent files", "", h.recent)
 	h.load()
 	return container.NewBorder(top, nil, nil, nil,
-		container.NewVScroll(container.NewVBox(h.cards, recentCard)))
+		container.NewVScroll(container.NewVBox(h.samples, h.cards, recentCard)))
 }
 
 func (h *home) load() {
@@ -45,11 +47,46 @@ func (h *home) load() {
 		return
 	}
 	h.status.SetText("Reading " + st.Path() + " …")
-	workspace.Start(h.shell, &h.reading, func(ctx context.Context) (episode.Overview, error) {
+	samples := h.shell.deps.Samples
+	type read struct {
+		o             episode.Overview
+		samplesLoaded bool
+	}
+	workspace.Start(h.shell, &h.reading, func(ctx context.Context) (read, error) {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		return st.Overview(ctx)
-	}, h.show)
+		o, err := st.Overview(ctx)
+		r := read{o: o}
+		if err == nil && samples != nil {
+			r.samplesLoaded, err = samples.Loaded(ctx)
+		}
+		return r, err
+	}, func(r read, err error) {
+		h.show(r.o, err)
+		h.showSamples(r.o, r.samplesLoaded, err)
+	})
+}
+
+// showSamples offers the sample data on a store with nothing in it yet, and its removal once
+// it is loaded.
+func (h *home) showSamples(o episode.Overview, loaded bool, err error) {
+	h.samples.Objects = nil
+	switch {
+	case h.shell.deps.Samples == nil || err != nil:
+	case loaded:
+		text := widget.NewLabel("Sample data is loaded: the episodes, splits, scoring run, evaluation project and files " +
+			"named Sample… were made for Agentdesk to show each workspace working. Remove them when you no longer need them.")
+		text.Wrapping = fyne.TextWrapWord
+		remove := widget.NewButtonWithIcon("Remove sample data…", theme.DeleteIcon(), func() { h.shell.removeSamples(h.load) })
+		h.samples.Add(widget.NewCard("Sample data", "", container.NewBorder(nil, nil, nil, remove, text)))
+	case o.Episodes() == 0 && len(o.Recent) == 0:
+		text := widget.NewLabel("New here? Load sample data made for Agentdesk (demonstrations with their screens, a template " +
+			"folder, an evaluation project over a few chats, a small GUI Odyssey style dataset with model predictions to score) " +
+			"and see every workspace at work. It is marked Sample and can be removed here at any time.")
+		text.Wrapping = fyne.TextWrapWord
+		h.samples.Add(widget.NewCard("Getting started", "", container.NewBorder(nil, nil, nil, workspace.SampleButton(h.shell), text)))
+	}
+	h.samples.Refresh()
 }
 
 func (h *home) show(o episode.Overview, err error) {

@@ -54,6 +54,8 @@ type Deps struct {
 	Run func(f func())
 	// Workspaces are the workspaces, in navigation order, between Home and Settings.
 	Workspaces []workspace.Registration
+	// Samples loads and removes the bundled sample data; nil: not offered.
+	Samples SampleData
 }
 
 // Preference keys.
@@ -132,6 +134,14 @@ func (s *Shell) Current() string {
 		return ""
 	}
 	return s.current.ID
+}
+
+// View is the screen on show (without the navigation and the title).
+func (s *Shell) View() fyne.CanvasObject {
+	if len(s.body.Objects) == 0 {
+		return nil
+	}
+	return s.body.Objects[0]
 }
 
 // ScreenIDs are the navigation's screens, in order.
@@ -345,7 +355,13 @@ func SaveWindowSize(prefs fyne.Preferences, size fyne.Size) {
 // its title bar and panels). screen is the monitor's size in fyne units, zero when unknown.
 func WindowSize(prefs fyne.Preferences, screen fyne.Size) fyne.Size {
 	w, h := float32(1200), float32(780)
-	if screen.Width > 0 && screen.Height > 0 {
+	switch {
+	case screen.Width <= 0 || screen.Height <= 0:
+	case screen.Width < 1400 || screen.Height < 860:
+		// a laptop screen: all of it the window manager leaves (the app's screens are laid out
+		// for 1024x700 whole, not for 85 % of it)
+		w, h = screen.Width, screen.Height-screenChrome
+	default:
 		w, h = screen.Width*0.85, screen.Height*0.85
 	}
 	w = float32(prefs.FloatWithFallback(prefWindowWidth, float64(w)))

@@ -255,6 +255,11 @@ func TestWindowSizeIsRemembered(t *testing.T) {
 	if got := WindowSize(a.Preferences(), fyne.NewSize(1920, 1080)); got != fyne.NewSize(1632, 918) {
 		t.Fatalf("default size on 1920x1080: %v", got)
 	}
+	for _, screen := range []fyne.Size{{Width: 1024, Height: 700}, {Width: 1280, Height: 720}, {Width: 1366, Height: 768}} {
+		if got := WindowSize(a.Preferences(), screen); got != fyne.NewSize(screen.Width, screen.Height-screenChrome) {
+			t.Fatalf("default size on a %vx%v laptop screen: %v (all of it, less the title bar)", screen.Width, screen.Height, got)
+		}
+	}
 	SaveWindowSize(a.Preferences(), fyne.NewSize(900, 600))
 	if got := WindowSize(a.Preferences(), fyne.Size{}); got != fyne.NewSize(900, 600) {
 		t.Fatalf("remembered size %v", got)

@@ -100,6 +100,13 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 		Workspaces: registry.Workspaces(currentStore, registry.Options{
 			World: world.get, WorldReady: worldReady, Task: opts.Task}),
 	}
+	if dataFolder != "" {
+		deps.Samples = sampleData{dir: filepath.Join(dataFolder, workflow.SamplesFolder), store: func() *store.Store {
+			mu.Lock()
+			defer mu.Unlock()
+			return current
+		}}
+	}
 	if storePath == "" {
 		deps.StoreErr = folderErr
 	} else if st, err := open(storePath); err != nil {

@@ -159,6 +159,15 @@ func (d *Workspace) recordHasInstruction() bool {
 }
 
 func (d *Workspace) refreshButtons() {
+	if d.editor != nil && d.editor.Visible() != (d.orig != nil) { // the editor once a file is open
+		if d.orig != nil {
+			d.empty.Hide()
+			d.editor.Show()
+		} else {
+			d.editor.Hide()
+			d.empty.Show()
+		}
+	}
 	if d.busy.Busy() {
 		for _, b := range d.buttons {
 			b.Disable()

@@ -28,6 +28,11 @@ type Workspace struct {
 	host  workspace.Host
 	store Store // nil when no store is open
 
+	// editor is the trajectories and frames with the editing controls, shown once a file is
+	// open; empty says what to do before
+	editor *container.Split
+	empty  *fyne.Container
+
 	path     string
 	data     []byte            // the file as opened
 	edited   []byte            // the file with the pending edits applied (what Save writes)
@@ -73,7 +78,7 @@ type Workspace struct {
 func New(h workspace.Host, store Store) *Workspace {
 	d := &Workspace{host: h, store: store, sel: -1, buttons: map[string]*widget.Button{}}
 	d.defDir = fyne.CurrentApp().Preferences().String(prefDefDir)
-	d.fileLabel = widget.NewLabel("Open a Mobile-Env annotation pickle (File dialog, or drop it on the window).")
+	d.fileLabel = widget.NewLabel("No file open.")
 	d.fileLabel.Wrapping = fyne.TextWrapWord
 	d.status = widget.NewLabel("")
 	d.status.Wrapping = fyne.TextWrapWord
@@ -141,17 +146,33 @@ func New(h workspace.Host, store Store) *Workspace {
 	top := container.NewVBox(
 		widgets.NewFlow(open, defs, importB, undo, redo, save, saveAs),
 		d.fileLabel, d.busy.Content)
+	bold := func(s string) *widget.Label {
+		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
 	editBar := container.NewVBox(
-		widgets.NewFlow(markA, d.rangeL, del, removeT),
-		container.NewBorder(nil, nil, nil, container.NewHBox(setInstr, clearInstr), d.instr),
-		container.NewBorder(nil, nil, nil, setReward, d.reward),
-		container.NewBorder(nil, nil, widget.NewLabel("Modifiers"), nil, d.modLabel),
+		bold("Steps"), widgets.NewFlow(markA, d.rangeL, del), removeT,
+		widget.NewSeparator(),
+		bold("Instruction"), d.instr, widgets.NewFlow(setInstr, clearInstr),
+		widget.NewSeparator(),
+		bold("Reward"), container.NewBorder(nil, nil, nil, setReward, d.reward),
+		widget.NewSeparator(),
+		bold("Modifiers"), d.modLabel,
 		d.status)
 	left := container.NewBorder(widget.NewLabelWithStyle("Trajectories", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.trajList)
-	right := container.NewBorder(nil, editBar, nil, nil, d.viewer)
+	// the frames take the window's height (phone screens are tall); the editing controls are a
+	// column beside them that scrolls on short windows
+	right := container.NewHSplit(d.viewer, container.NewVScroll(editBar))
+	right.Offset = 0.64
 	split := container.NewHSplit(left, right)
-	split.Offset = 0.28
-	d.content = container.NewBorder(top, nil, nil, nil, split)
+	split.Offset = 0.22
+	d.editor = split
+	// before a file is open: what to do, instead of empty, disabled editing controls
+	hint := widget.NewLabel("Open a Mobile-Env annotation pickle to scrub its frames and edit steps, instructions and " +
+		"rewards; or drop one on the window. New here? Load the sample data and open its demonstrations.")
+	hint.Wrapping = fyne.TextWrapWord
+	openBig := widget.NewButtonWithIcon("Open…", theme.FolderOpenIcon(), d.openDialog)
+	d.empty = container.NewVBox(hint, container.NewHBox(openBig, workspace.SampleButton(h)))
+	d.content = container.NewBorder(top, nil, nil, nil, container.NewStack(split, container.NewPadded(d.empty)))
 	d.refreshButtons()
 	return d
 }

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
 // chatKey is the answer-state key holding the collection session (the engine's Chat), so that
@@ -264,7 +265,7 @@ func (c *evalChat) refresh() {
 		c.entry.Enable()
 		c.send.Enable()
 		if w := c.s.ws.host.Window(); w != nil && c.onChat {
-			w.Canvas().Focus(c.entry)
+			workspace.Focus(w, c.entry)
 		}
 	} else {
 		c.entry.Disable()

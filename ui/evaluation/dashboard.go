@@ -25,6 +25,8 @@ type evalDashboard struct {
 	ws   *Workspace
 	op   *evalProject
 	root *fyne.Container
+	// peopleCols and agreeCols show the columns the tables have room for
+	peopleCols, agreeCols *widgets.Columns
 
 	summary      *widget.Label
 	progress     *widget.ProgressBar
@@ -53,13 +55,16 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	d.summary.Wrapping = fyne.TextWrapWord
 	d.progress = widget.NewProgressBar()
 	d.people = widget.NewTable(
-		func() (int, int) { return len(d.participants) + 1, len(peopleColumns) },
+		func() (int, int) { return len(d.participants) + 1, d.peopleCols.Len() },
 		func() fyne.CanvasObject { return truncLabel() },
-		func(id widget.TableCellID, o fyne.CanvasObject) { o.(*widget.Label).SetText(d.peopleCell(id)) },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(d.peopleCell(widget.TableCellID{Row: id.Row, Col: d.peopleCols.Index(id.Col)}))
+		},
 	)
-	for c, w := range []float32{150, 90, 90, 160, 130, 200} {
-		d.people.SetColumnWidth(c, w)
-	}
+	// every column the table has room for, the rest by Columns… (optional ones make way first)
+	d.peopleCols = widgets.NewColumns([]widgets.Column{{Title: "participant", Min: 110, Weight: 1}, {Title: "units done", Min: 80},
+		{Title: "in progress", Min: 84}, {Title: "screening", Min: 110, Weight: 1, Optional: true},
+		{Title: "gold checks", Min: 100, Optional: true}, {Title: "qualifications", Min: 120, Weight: 1, Optional: true}}, d.people)
 	d.people.OnSelected = func(id widget.TableCellID) {
 		d.people.UnselectAll()
 		if id.Row > 0 && id.Row-1 < len(d.participants) {
@@ -69,16 +74,27 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	d.agreement = widget.NewTable(
 		func() (int, int) {
 			if d.stats == nil {
-				return 1, len(ev.StatsColumns)
+				return 1, d.agreeCols.Len()
 			}
-			return len(d.stats.Labels) + 1, len(ev.StatsColumns)
+			return len(d.stats.Labels) + 1, d.agreeCols.Len()
 		},
 		func() fyne.CanvasObject { return truncLabel() },
-		func(id widget.TableCellID, o fyne.CanvasObject) { o.(*widget.Label).SetText(d.agreementCell(id)) },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(d.agreementCell(widget.TableCellID{Row: id.Row, Col: d.agreeCols.Index(id.Col)}))
+		},
 	)
-	for c, w := range []float32{380, 60, 70, 140, 80, 80, 90, 200} {
-		d.agreement.SetColumnWidth(c, w)
+	agreeMin := []float32{200, 56, 60, 120, 72, 72, 84, 140}
+	var agreeCols []widgets.Column
+	for i, title := range ev.StatsColumns {
+		c := widgets.Column{Title: title, Min: agreeMin[min(i, len(agreeMin)-1)]}
+		switch title {
+		case "label", "note":
+			c.Weight = 1
+		}
+		c.Optional = i >= 4 // Fleiss κ, Cohen κ, agreement, note make way first
+		agreeCols = append(agreeCols, c)
 	}
+	d.agreeCols = widgets.NewColumns(agreeCols, d.agreement)
 	d.chart = container.NewVBox()
 	d.chartNote = widget.NewLabel("")
 	d.chartNote.Wrapping = fyne.TextWrapWord
@@ -105,11 +121,12 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 		l.Wrapping = fyne.TextWrapWord
 		return l
 	}
-	peopleBox := container.NewBorder(head("Participants (select one for actions)"), nil, nil, nil, d.people)
+	peopleBox := container.NewBorder(head("Participants (select one for actions)"), nil, nil, nil, d.peopleCols.Fit())
 	agreeBox := container.NewBorder(container.NewVBox(
 		head("Agreement per label: first two annotations per item, Krippendorff's α with 95% bootstrap CI (1000 resamples), Fleiss' and Cohen's κ, percent agreement"),
-		container.NewBorder(nil, nil, container.NewHBox(d.computeBtn, widget.NewLabel("α level (ABC-Eval: ordinal)"), d.level), d.cancelBtn,
-			container.NewVBox(d.statsBar, d.statsStatus))), nil, nil, nil, d.agreement)
+		container.NewBorder(nil, nil, container.NewHBox(d.computeBtn, widget.NewLabel("α level (ABC-Eval: ordinal)"), d.level),
+			container.NewHBox(d.cancelBtn, d.agreeCols.Chooser(d.ws.host.Window)),
+			container.NewVBox(d.statsBar, d.statsStatus))), nil, nil, nil, d.agreeCols.Fit())
 	chartBox := container.NewBorder(head("Label rates per bot: one annotation per item, bar = value, line = 95% interval"), d.chartNote, nil, nil, container.NewVScroll(d.chart))
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, exports, d.summary), d.progress)
 	upper := container.NewHSplit(peopleBox, chartBox)

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
 // evalSession is the Annotate tab: a participant signs in by id and works through units, page
@@ -82,10 +83,10 @@ func (s *evalSession) focusKeys() {
 		return
 	}
 	if s.signInEntry != nil {
-		s.ws.host.Window().Canvas().Focus(s.signInEntry)
+		workspace.Focus(s.ws.host.Window(), s.signInEntry)
 		return
 	}
-	s.ws.host.Window().Canvas().Focus(s.keys)
+	workspace.Focus(s.ws.host.Window(), s.keys)
 }
 
 func (s *evalSession) fail(err error) {

@@ -25,7 +25,9 @@ type Workspace struct {
 	host  workspace.Host
 	store Store
 	root  *fyne.Container
-	body  *fyne.Container
+	// sampleBtn offers the sample data while there is no project
+	sampleBtn *widget.Button
+	body      *fyne.Container
 
 	projects []ev.ProjectSummary
 	list     *widget.List
@@ -116,7 +118,9 @@ func (w *Workspace) showProjects() {
 		func() int { return len(w.projects) },
 		func() fyne.CanvasObject {
 			name := widget.NewLabelWithStyle("project", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			name.Truncation = fyne.TextTruncateEllipsis
 			detail := widget.NewLabel("detail")
+			detail.Truncation = fyne.TextTruncateEllipsis
 			bar := widget.NewProgressBar()
 			return container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(180, 36), bar), container.NewVBox(name, detail))
 		},
@@ -140,7 +144,10 @@ func (w *Workspace) showProjects() {
 	importBtn := widget.NewButtonWithIcon("Import original project…", theme.FolderOpenIcon(), w.chooseImportFolder)
 	importBtn.Importance = widget.HighImportance
 	createBtn := widget.NewButtonWithIcon("New from the ABC-Eval catalogue…", theme.ContentAddIcon(), w.showCatalogueForm)
-	top := container.NewVBox(container.NewHBox(importBtn, createBtn), w.status)
+	w.sampleBtn = workspace.SampleButton(w.host)
+	w.sampleBtn.Importance = widget.MediumImportance
+	w.sampleBtn.Hide() // offered while there is no project
+	top := container.NewVBox(widgets.NewFlow(importBtn, createBtn, w.sampleBtn), w.status)
 	w.setBody(container.NewBorder(top, nil, nil, nil, w.list))
 	w.reloadProjects()
 }
@@ -148,7 +155,7 @@ func (w *Workspace) showProjects() {
 func projectLine(p ev.ProjectSummary) string {
 	how := "created in the app"
 	if p.Origin == "imported" {
-		how = "imported from " + p.Source
+		how = "imported from " + filepath.Base(p.Source)
 	}
 	return fmt.Sprintf("%d of %d units done · %d in progress · %s · %s", p.Done, p.Units, p.Assigned,
 		widgets.Plural(p.Participants, "participant"), how)
@@ -162,9 +169,11 @@ func (w *Workspace) reloadProjects() {
 	}
 	w.projects = ps
 	if len(ps) == 0 {
-		w.status.SetText("No evaluation projects yet. Import a ChatEvaluationPlatform project folder, or create one from the built-in ABC-Eval catalogue over your own dialogues.")
+		w.status.SetText("No evaluation projects yet. Import a ChatEvaluationPlatform project folder, create one from the built-in ABC-Eval catalogue over your own dialogues, or load the sample data to try one.")
+		w.sampleBtn.Show()
 	} else {
 		w.status.SetText("")
+		w.sampleBtn.Hide()
 	}
 	w.list.Refresh()
 }

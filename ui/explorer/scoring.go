@@ -35,9 +35,9 @@ var scoringMetrics = []struct {
 	label  string
 	branch odyssey.Branch
 }{
-	{"The split's metric", ""},
-	{"Per-category mean over the six categories (micro)", odyssey.BranchMicro},
-	{"Step accuracy over all steps (macro)", odyssey.BranchMacro},
+	{"The split's own", ""},
+	{"Category mean (micro)", odyssey.BranchMicro},
+	{"Step accuracy (macro)", odyssey.BranchMacro},
 }
 
 // breakdownDims are the breakdowns, in the order shown.
@@ -194,8 +194,8 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	controls := container.NewVBox(
 		container.NewBorder(nil, nil, pick, nil, s.pathL),
 		container.NewBorder(nil, nil, widget.NewLabel("Split"), nil, s.split),
-		widgets.NewFlow(container.NewHBox(widget.NewLabel("Prompt level"), s.level),
-			container.NewHBox(widget.NewLabel("Metric"), widgets.SelectFits(s.metric))),
+		container.NewBorder(nil, nil, widget.NewLabel("Prompt level"), nil, s.level),
+		container.NewBorder(nil, nil, widget.NewLabel("Metric"), nil, s.metric),
 		container.NewBorder(nil, nil, widget.NewLabel("Mode"), nil, s.mode), s.modeHelp,
 		container.NewHBox(layout.NewSpacer(), s.scoreB),
 		widget.NewSeparator(),

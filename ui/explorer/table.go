@@ -314,9 +314,16 @@ func (x *Workspace) reload() {
 		}
 		x.count = n
 		took := time.Since(start)
+		if empty := f.IsZero() && n == 0; empty != x.sampleBtn.Visible() {
+			if empty {
+				x.sampleBtn.Show()
+			} else {
+				x.sampleBtn.Hide()
+			}
+		}
 		switch {
 		case f.IsZero() && n == 0:
-			x.status.SetText("The store holds no episode yet: import a GUI Odyssey folder (above), record in Gridworld, or import a pickle in Demonstrations.")
+			x.status.SetText("The store holds no episode yet: import a GUI Odyssey folder (above), record in Gridworld, import a pickle in Demonstrations, or load the sample data.")
 		case f.IsZero():
 			x.status.SetText(fmt.Sprintf("%s in the store", widgets.Plural(n, "episode")))
 		default:

@@ -61,11 +61,13 @@ type Workspace struct {
 	status   *widget.Label
 	table    *widget.Table
 	columns  *widgets.Columns
-	tabs     *container.AppTabs
-	detail   *explorerDetail
-	stats    *explorerStats
-	splits   *explorerSplits
-	scoring  *explorerScoring
+	// sampleBtn offers the sample data while the store holds no episode
+	sampleBtn *widget.Button
+	tabs      *container.AppTabs
+	detail    *explorerDetail
+	stats     *explorerStats
+	splits    *explorerSplits
+	scoring   *explorerScoring
 
 	// frames reads the frames of the episode and scoring viewers.
 	frames *frameSource
@@ -98,6 +100,8 @@ func New(h workspace.Host, st Store) *Workspace {
 		return x
 	}
 	x.status.Wrapping = fyne.TextWrapWord // the empty store's explanation is a long sentence
+	x.sampleBtn = workspace.SampleButton(x.host)
+	x.sampleBtn.Hide() // offered while the store holds no episode
 	x.loadPrefs()
 	x.detail = newExplorerDetail(x)
 	x.buildTable()
@@ -121,7 +125,7 @@ func (x *Workspace) Do(c workspace.Command) bool {
 	case workspace.Find:
 		x.tabs.SelectIndex(0)
 		if w := x.host.Window(); w != nil {
-			w.Canvas().Focus(x.search)
+			workspace.Focus(w, x.search)
 		}
 	case workspace.Open:
 		x.importDialog()
@@ -154,7 +158,8 @@ func (x *Workspace) content() fyne.CanvasObject {
 		steps, importB, exportB, x.columns.Chooser(x.host.Window))
 	top := container.NewVBox(row1, row2)
 
-	split := container.NewHSplit(container.NewBorder(nil, x.status, nil, nil, x.columns.Fit()), x.detail.content)
+	split := container.NewHSplit(container.NewBorder(nil, container.NewBorder(nil, nil, nil, x.sampleBtn, x.status), nil, nil,
+		x.columns.Fit()), x.detail.content)
 	split.Offset = 0.58
 	episodes := container.NewBorder(top, nil, nil, nil, split)
 

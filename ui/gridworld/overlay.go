@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/agentdesk/agentdesk/engine/gridworld"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // The overlay over the world: total reward, step, progress, instruction, inventory, and the
@@ -86,7 +87,7 @@ func (g *Workspace) updateOverlay() {
 				sw.StrokeColor = theme.Color(theme.ColorNameForeground)
 				sw.StrokeWidth = 3
 			}
-			label := canvas.NewText(fmt.Sprintf("%d %s %d", i+1, blockNames[i], o.inventory[i]), theme.Color(theme.ColorNameForeground))
+			label := widgets.NewCaption(fmt.Sprintf("%d %s %d", i+1, blockNames[i], o.inventory[i]))
 			g.inventory.Add(container.NewHBox(container.NewCenter(sw), container.NewCenter(label)))
 		}
 	}

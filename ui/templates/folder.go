@@ -102,6 +102,25 @@ func copyExamples(dir string) (copied, kept int, err error) {
 	return copied, kept, err
 }
 
+// Opens reports whether path is a template folder: a folder holding template files
+// (*.textproto.template), directly or in its templates/ sub-folder (the sample data's, or one
+// dropped on the window).
+func (w *Workspace) Opens(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	for _, dir := range []string{path, filepath.Join(path, "templates")} {
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.textproto.template")); len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Open opens the template folder path (workspace.Opener).
+func (w *Workspace) Open(path string, _ int) error { return w.openFolder(path) }
+
 // openFolder reads every template, conf and task file of dir (and of its sub-folders, two
 // levels deep) into buffers and shows the workspace.
 func (w *Workspace) openFolder(dir string) error {
@@ -347,6 +366,9 @@ func (w *Workspace) showRecent(list []string) {
 	}
 	if len(list) == 0 {
 		w.recentBox.Add(widget.NewLabel("No template folder opened yet."))
+		w.sampleBtn.Show() // a newcomer's one action
+	} else {
+		w.sampleBtn.Hide()
 	}
 	w.recentBox.Refresh()
 }

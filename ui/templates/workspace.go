@@ -77,9 +77,11 @@ type Workspace struct {
 	folderLabel *widget.Label
 	recent      []string
 	recentBox   *fyne.Container
-	recentSel   *widget.Select
-	fileList    *widget.List
-	editorBox   *fyne.Container
+	// sampleBtn offers the sample data while no folder was ever opened
+	sampleBtn *widget.Button
+	recentSel *widget.Select
+	fileList  *widget.List
+	editorBox *fyne.Container
 
 	ed   *templateEditor
 	form *confForm
@@ -99,6 +101,7 @@ func New(h workspace.Host, store Store) *Workspace {
 	w := &Workspace{host: h, store: store, byRel: map[string]*tplFile{}, status: widget.NewLabel(""),
 		folderLabel: widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		recentBox:   container.NewVBox()}
+	w.sampleBtn = workspace.SampleButton(h)
 	w.debounce = w.timerDebounce
 	w.status.Wrapping = fyne.TextWrapWord
 	w.folderLabel.Truncation = fyne.TextTruncateEllipsis
@@ -210,8 +213,9 @@ func (w *Workspace) emptyView() fyne.CanvasObject {
 	intro.Wrapping = fyne.TextWrapWord
 	buttons := container.NewHBox(
 		widget.NewButtonWithIcon("Open folder…", theme.FolderOpenIcon(), w.chooseFolder),
-		widget.NewButtonWithIcon("Start from examples…", theme.ContentCopyIcon(), w.chooseExamplesTarget))
-	return container.NewVBox(intro, buttons, w.status, widget.NewCard("Recent folders", "", w.recentBox))
+		widget.NewButtonWithIcon("Start from examples…", theme.ContentCopyIcon(), w.chooseExamplesTarget),
+		w.sampleBtn)
+	return container.NewVBox(intro, widgets.NewFlow(buttons.Objects...), w.status, widget.NewCard("Recent folders", "", w.recentBox))
 }
 
 // workspaceView is the open folder: files, editor and preview.

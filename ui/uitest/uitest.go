@@ -135,6 +135,8 @@ type Host struct {
 	Opened   []string
 	OpenedAt []int
 	OnOpen   func(path string, at int) error
+	// SamplesAsked counts LoadSamples calls.
+	SamplesAsked int
 }
 
 // NewHost returns a Host with a test window of the given size (closed when the test ends).
@@ -154,6 +156,9 @@ func (h *Host) Go(f func()) {
 	f()
 }
 func (h *Host) Show(id string) bool { h.Shown = append(h.Shown, id); return true }
+
+// LoadSamples records the request (SamplesAsked).
+func (h *Host) LoadSamples() { h.SamplesAsked++ }
 func (h *Host) OpenFile(path string, at int) error {
 	h.Opened, h.OpenedAt = append(h.Opened, path), append(h.OpenedAt, at)
 	if h.OnOpen != nil {
@@ -167,9 +172,10 @@ func (h *Host) Put(ws workspace.Workspace) {
 	h.Win.SetContent(ws.Content())
 }
 
-// Workspace is the room a workspace has on a 1024x700 screen: the window (less the title bar)
-// minus the shell's navigation (about 165 pixels) and the screen's title and intro (about 100).
-var Workspace = fyne.NewSize(850, 560)
+// Workspace is the room a workspace has on a 1024x700 screen: the window (1024x670, less the
+// title bar) minus the menu bar (about 35 pixels), the shell's navigation (about 190) and the
+// screen's title and intro (about 100).
+var Workspace = fyne.NewSize(820, 520)
 
 // Fits fails the test when o, named name, needs more room than a workspace has on a 1024x700
 // screen (its minimum size); it logs the size either way.
@@ -199,4 +205,4 @@ func DialogFits(t testing.TB, name string, win fyne.Window) fyne.CanvasObject {
 }
 
 // Laptop is the window's first size on a 1024x700 screen.
-var Laptop = fyne.NewSize(871, 595)
+var Laptop = fyne.NewSize(1024, 670)

@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -48,3 +49,37 @@ func (r *panelRenderer) Refresh() {
 
 func (r *panelRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.bg, r.content} }
 func (r *panelRenderer) Destroy()                     {}
+
+// Caption is a line of small text in the theme's foreground colour, without a label's padding
+// (the inventory over the 3D view); it follows theme switches.
+type Caption struct {
+	widget.BaseWidget
+	Text string
+}
+
+// NewCaption returns a caption.
+func NewCaption(text string) *Caption {
+	c := &Caption{Text: text}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *Caption) CreateRenderer() fyne.WidgetRenderer {
+	t := canvas.NewText(c.Text, theme.Color(theme.ColorNameForeground))
+	return &captionRenderer{c: c, text: t}
+}
+
+type captionRenderer struct {
+	c    *Caption
+	text *canvas.Text
+}
+
+func (r *captionRenderer) Layout(size fyne.Size)        { r.text.Resize(size) }
+func (r *captionRenderer) MinSize() fyne.Size           { return r.text.MinSize() }
+func (r *captionRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.text} }
+func (r *captionRenderer) Destroy()                     {}
+func (r *captionRenderer) Refresh() {
+	r.text.Text = r.c.Text
+	r.text.Color = theme.Color(theme.ColorNameForeground)
+	r.text.Refresh()
+}

@@ -28,3 +28,18 @@ func TestPanelFollowsTheTheme(t *testing.T) {
 		t.Fatalf("after switching to dark: panel colour %v (light was %v), want %v", bg.FillColor, light, OverlayBackground())
 	}
 }
+
+// TestCaptionFollowsTheTheme: a caption drawn under the light theme takes the dark theme's text
+// colour when the user switches (it used to keep dark text on the dark panel).
+func TestCaptionFollowsTheTheme(t *testing.T) {
+	test.NewTempApp(t)
+	test.ApplyTheme(t, theme.LightTheme())
+	c := NewCaption("1 blue 20")
+	test.NewTempWindow(t, c)
+	text := test.WidgetRenderer(c).Objects()[0].(*canvas.Text)
+	light := text.Color
+	test.ApplyTheme(t, theme.DarkTheme())
+	if text.Color == light || text.Color != theme.Color(theme.ColorNameForeground) {
+		t.Fatalf("caption colour %v after switching to dark (light was %v)", text.Color, light)
+	}
+}

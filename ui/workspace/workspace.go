@@ -24,6 +24,9 @@ package workspace
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 )
@@ -68,6 +71,10 @@ type Host interface {
 	Show(id string) bool
 	// OpenFile opens path in the workspace that opens it (see Opener), showing that workspace.
 	OpenFile(path string, at int) error
+	// LoadSamples loads the bundled sample data into the store (asking about unsaved work
+	// first: the workspaces are made again on the new data) and shows the calling screen's
+	// sample; empty workspaces offer it.
+	LoadSamples()
 }
 
 // Registration describes a workspace to the shell.
@@ -120,4 +127,55 @@ type Commands interface {
 	// Do runs c and reports whether the workspace has it (false: the shell passes undo and
 	// redo on to the focused text field).
 	Do(c Command) bool
+}
+
+// SampleButton is the one action an empty workspace offers a newcomer: load the bundled
+// sample data (Host.LoadSamples) and see the workspace working.
+func SampleButton(h Host) *widget.Button {
+	b := widget.NewButtonWithIcon("Load sample data", theme.DownloadIcon(), h.LoadSamples)
+	b.Importance = widget.HighImportance
+	return b
+}
+
+// Focus gives obj the keyboard when it is part of the window's content or of a dialog on it;
+// otherwise (a screen not on show, a view replaced meanwhile) it does nothing, where fyne
+// would log an error.
+func Focus(w fyne.Window, obj fyne.Focusable) {
+	if w == nil || obj == nil {
+		return
+	}
+	target, ok := obj.(fyne.CanvasObject)
+	if !ok {
+		return
+	}
+	roots := []fyne.CanvasObject{w.Content()}
+	roots = append(roots, w.Canvas().Overlays().List()...)
+	for _, r := range roots {
+		if r != nil && contains(r, target) {
+			w.Canvas().Focus(obj)
+			return
+		}
+	}
+}
+
+// contains reports whether target is o or inside it.
+func contains(o, target fyne.CanvasObject) bool {
+	if o == target {
+		return true
+	}
+	switch c := o.(type) {
+	case *fyne.Container:
+		for _, ch := range c.Objects {
+			if contains(ch, target) {
+				return true
+			}
+		}
+	case fyne.Widget:
+		for _, ch := range test.WidgetRenderer(c).Objects() { // (fyne's renderer cache; no other public way)
+			if contains(ch, target) {
+				return true
+			}
+		}
+	}
+	return false
 }

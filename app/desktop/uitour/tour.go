@@ -62,6 +62,9 @@ func (t *tour) run(d desktop.Started) {
 	time.Sleep(2 * settle)
 	t.logf("screen %v, window %v", d.Screen, t.windowSize())
 	t.checkWindow("start")
+	onUI(func() { ui.SetTheme(d.App, t.themes[0]) })
+	t.firstLaunch(t.themes[0])
+	t.closeAsks(t.themes[0])
 	for _, th := range t.themes {
 		onUI(func() { ui.SetTheme(d.App, th) })
 		t.seen = map[string]bool{}
@@ -118,15 +121,58 @@ func (t *tour) shot(parts ...string) {
 	t.shots = append(t.shots, name)
 }
 
-// screen shows one screen, each of its tabs, and each dialog its buttons open.
+// screen shows one screen, each of its tabs, and each dialog its buttons open; then, where the
+// screen opens something (a template folder, an evaluation project, an episode), that too.
 func (t *tour) screen(th, id string) {
 	onUI(func() { t.d.Shell.Show(id) })
 	time.Sleep(settle)
+	t.visit(th, id)
+	if t.openSomething(id) {
+		time.Sleep(2 * settle)
+		t.visit(th, id+"-open")
+	}
+}
+
+// openSomething opens the first thing the screen lists: the first recent template folder,
+// the first evaluation project, the first episode.
+func (t *tour) openSomething(id string) (opened bool) {
+	onUI(func() {
+		view := t.d.Shell.View()
+		switch id {
+		case "templates":
+			for _, c := range findAll[*widget.Card](view) {
+				if c.Title == "Recent folders" {
+					for _, b := range findAll[*widget.Button](c) {
+						if b.OnTapped != nil {
+							b.OnTapped()
+							opened = true
+							return
+						}
+					}
+				}
+			}
+		case "evaluation":
+			if lists := findAll[*widget.List](view); len(lists) > 0 && lists[0].Length() > 0 {
+				lists[0].Select(0)
+				opened = true
+			}
+		case "explorer":
+			if tables := findAll[*widget.Table](view); len(tables) > 0 {
+				tables[0].Select(widget.TableCellID{Row: 0, Col: 1})
+				opened = true
+			}
+		}
+	})
+	return opened
+}
+
+// visit checks and shoots what is on screen, its tabs and the dialogs its buttons open.
+func (t *tour) visit(th, id string) {
 	t.checkWindow(th + "/" + id)
 	t.shot(th, id)
 	t.dialogs(th, id, "")
 	var tabs []*container.AppTabs
-	onUI(func() { tabs = findAll[*container.AppTabs](t.d.Window.Content()) })
+	onUI(func() { tabs = findAll[*container.AppTabs](t.d.Shell.View()) })
 	for ti, at := range tabs {
 		var n int
 		onUI(func() { n = len(at.Items) })
@@ -187,7 +233,7 @@ func findAll[T fyne.CanvasObject](o fyne.CanvasObject) []T {
 func (t *tour) dialogs(th, id, tab string) {
 	var labels []string
 	onUI(func() {
-		for _, b := range findAll[*widget.Button](t.d.Window.Content()) {
+		for _, b := range findAll[*widget.Button](t.d.Shell.View()) {
 			if strings.HasSuffix(b.Text, "…") && !b.Disabled() {
 				labels = append(labels, b.Text)
 			}
@@ -201,7 +247,7 @@ func (t *tour) dialogs(th, id, tab string) {
 		t.seen[key] = true
 		tapped := false
 		onUI(func() {
-			for _, b := range findAll[*widget.Button](t.d.Window.Content()) {
+			for _, b := range findAll[*widget.Button](t.d.Shell.View()) {
 				if b.Text == label && !b.Disabled() && b.OnTapped != nil {
 					b.OnTapped()
 					tapped = true
@@ -282,6 +328,134 @@ func (t *tour) menuDialogs(th string) {
 	onUI(item.Action)
 	time.Sleep(settle)
 	t.dialog(th, "menu", "", "keyboard shortcuts")
+}
+
+// firstLaunch: Home and an empty workspace offer the sample data; loading it from the
+// Demonstrations screen opens its demonstrations there.
+func (t *tour) firstLaunch(th string) {
+	onUI(func() { t.d.Shell.Show("home") })
+	time.Sleep(settle)
+	t.shot(th, "first-launch", "home")
+	if !t.hasButton("Load sample data") {
+		t.failf("first launch: Home does not offer the sample data")
+	}
+	onUI(func() { t.d.Shell.Show("demonstrations") })
+	time.Sleep(settle)
+	t.shot(th, "first-launch", "demonstrations")
+	if !t.tapButton("Load sample data") {
+		t.failf("first launch: the empty Demonstrations screen does not offer the sample data")
+		return
+	}
+	if !t.waitFor(60*time.Second, func() bool { return strings.Contains(t.overlayText(), "Sample data loaded") }) {
+		t.failf("loading the sample data: no summary after 60 s (overlay: %q)", t.overlayText())
+		return
+	}
+	t.shot(th, "first-launch", "samples-loaded")
+	t.closeOverlays()
+	time.Sleep(settle)
+	t.checkWindow(th + "/demonstrations with the sample")
+	t.shot(th, "first-launch", "demonstrations-sample")
+}
+
+// closeAsks: with an unsaved edit (a trajectory removed in Demonstrations), closing the window
+// the way a window manager does (WM_DELETE_WINDOW, wmctrl -c) asks instead of quitting; Cancel
+// keeps the app and the edit.
+func (t *tour) closeAsks(th string) {
+	onUI(func() {
+		t.d.Shell.Show("demonstrations")
+		if lists := findAll[*widget.List](t.d.Shell.View()); len(lists) > 0 {
+			lists[0].Select(0)
+		}
+	})
+	time.Sleep(settle)
+	if !t.tapButton("Remove trajectory") {
+		t.failf("close: no enabled Remove trajectory button to make an unsaved edit")
+		return
+	}
+	time.Sleep(settle)
+	if out, err := exec.Command("wmctrl", "-c", "Agentdesk").CombinedOutput(); err != nil {
+		t.failf("wmctrl -c Agentdesk: %v %s", err, out)
+		return
+	}
+	if !t.waitFor(10*time.Second, func() bool { return strings.Contains(t.overlayText(), "drops it unless you save it") }) {
+		t.failf("closing the window with an unsaved edit did not ask (overlay: %q)", t.overlayText())
+		return
+	}
+	t.shot(th, "close-asks")
+	if !t.tapButton("Cancel") {
+		t.failf("close: no Cancel in the question")
+		return
+	}
+	time.Sleep(settle)
+	if t.windowSize().Width == 0 || !strings.Contains(t.contentText(), "not saved") {
+		t.failf("Cancel did not keep the window and the edit")
+	}
+}
+
+// hasButton, tapButton: an enabled, visible button whose text starts with prefix, in the top
+// overlay when there is one, else in the window.
+func (t *tour) findButton(prefix string) (b *widget.Button) {
+	root := t.d.Window.Content()
+	if top := t.d.Window.Canvas().Overlays().Top(); top != nil {
+		root = top
+	}
+	for _, c := range findAll[*widget.Button](root) {
+		if strings.HasPrefix(c.Text, prefix) && !c.Disabled() {
+			return c
+		}
+	}
+	return nil
+}
+
+func (t *tour) hasButton(prefix string) (ok bool) {
+	onUI(func() { ok = t.findButton(prefix) != nil })
+	return ok
+}
+
+func (t *tour) tapButton(prefix string) (ok bool) {
+	onUI(func() {
+		if b := t.findButton(prefix); b != nil && b.OnTapped != nil {
+			b.OnTapped()
+			ok = true
+		}
+	})
+	return ok
+}
+
+func (t *tour) overlayText() (s string) {
+	onUI(func() {
+		if top := t.d.Window.Canvas().Overlays().Top(); top != nil {
+			s = texts(top)
+		}
+	})
+	return s
+}
+
+func (t *tour) contentText() (s string) {
+	onUI(func() { s = texts(t.d.Window.Content()) })
+	return s
+}
+
+// texts joins the visible labels' texts under o.
+func texts(o fyne.CanvasObject) string {
+	var b strings.Builder
+	for _, l := range findAll[*widget.Label](o) {
+		b.WriteString(l.Text + "\n")
+	}
+	for _, e := range findAll[*widget.Entry](o) {
+		b.WriteString(e.Text + "\n")
+	}
+	return b.String()
+}
+
+// waitFor polls cond until it holds or d passes.
+func (t *tour) waitFor(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
 }
 
 // finish writes the report and returns the exit status.

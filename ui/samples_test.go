@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/workspace"
+)
+
+// fakeSamples records what the shell asks of the sample data.
+type fakeSamples struct {
+	loaded          bool
+	loads, removals int
+}
+
+func (f *fakeSamples) Load(_ context.Context, report workspace.Progress) (SampleResult, error) {
+	report(-1, "loading")
+	f.loads++
+	f.loaded = true
+	return SampleResult{Summary: "loaded the samples", Demonstrations: "/samples/recipes.demonstrations",
+		Templates: "/samples/templates.alpha"}, nil
+}
+
+func (f *fakeSamples) Remove(context.Context) (string, error) {
+	f.removals++
+	f.loaded = false
+	return "removed the samples", nil
+}
+
+func (f *fakeSamples) Loaded(context.Context) (bool, error) { return f.loaded, nil }
+
+// TestSampleDataFromHomeAndAWorkspace: on an empty store Home offers the sample data; loading it
+// makes the workspaces again and, asked from a workspace, opens that workspace's sample; Home
+// then offers to remove it (after asking), and offers loading again afterwards.
+func TestSampleDataFromHomeAndAWorkspace(t *testing.T) {
+	test.NewTempApp(t)
+	st := uitest.OpenStore(t)
+	samples := &fakeSamples{}
+	made := map[string][]*fakeWS{}
+	var regs []workspace.Registration
+	for _, id := range []string{workspace.Demonstrations, "alpha"} {
+		regs = append(regs, workspace.Registration{ID: id, Title: id, Icon: theme.FileIcon(),
+			New: func(h workspace.Host) workspace.Workspace {
+				f := &fakeWS{id: id, label: widget.NewLabel(id + " content")}
+				made[id] = append(made[id], f)
+				return f
+			}})
+	}
+	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path(), Samples: samples, Workspaces: regs})
+	s.Show(ScreenHome)
+	uitest.TapButton(t, w.Content(), "Load sample data")
+	if samples.loads != 1 {
+		t.Fatalf("%d loads", samples.loads)
+	}
+	closeDialogs(w)
+	s.Show(ScreenHome)
+	uitest.TapButton(t, w.Content(), "Remove sample data")
+	confirm := w.Canvas().Overlays().Top()
+	if confirm == nil || !strings.Contains(uitest.Texts(confirm), "Your own data stays") {
+		t.Fatal("removing did not ask first")
+	}
+	uitest.TapButton(t, confirm, "Remove")
+	if samples.removals != 1 {
+		t.Fatalf("%d removals", samples.removals)
+	}
+	closeDialogs(w)
+	s.Show(ScreenHome)
+	if !strings.Contains(uitest.Texts(w.Content()), "New here?") {
+		t.Fatalf("Home does not offer the samples again:\n%s", uitest.Texts(w.Content()))
+	}
+
+	// from the Demonstrations screen: the workspace is made again and opens its sample
+	s.Show(workspace.Demonstrations)
+	first := made[workspace.Demonstrations][len(made[workspace.Demonstrations])-1]
+	s.LoadSamples()
+	last := made[workspace.Demonstrations][len(made[workspace.Demonstrations])-1]
+	if last == first || len(last.opened) != 1 || last.opened[0] != "/samples/recipes.demonstrations" || s.Current() != workspace.Demonstrations {
+		t.Fatalf("after loading from Demonstrations: opened %v on %s (a new workspace: %v)", last.opened, s.Current(), last != first)
+	}
+	if first.closed == 0 {
+		t.Fatal("the old workspace was not closed")
+	}
+}
+
+func closeDialogs(w fyne.Window) {
+	for top := w.Canvas().Overlays().Top(); top != nil; top = w.Canvas().Overlays().Top() {
+		w.Canvas().Overlays().Remove(top)
+	}
+}
