@@ -13,7 +13,7 @@ BIN     := bin/agentdesk
 DIST    := dist
 
 .PHONY: all run build release deps test test-race vet fmt-check bench fuzz reliability package \
-        package-windows package-check licenses icon screenshot clean
+        package-windows package-check licenses icon ui-tour readme-screenshots clean
 
 all: build
 
@@ -35,7 +35,25 @@ test:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	GO=$(GO) scripts/check-imports.sh
 	xvfb-run -a $(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./store/... ./engine/...
+	$(GO) test -count=1 -race ./store/... ./engine/... ./ui/...
+	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour
+
+# The UI tour alone: the real app under Xvfb and openbox at 1024x700, 1280x720 and 1920x1080 in
+# both themes, every screen, tab and dialog, screenshots in ui-tour/ (scripts/ui-tour.sh says
+# what fails it). make test runs it too.
+ui-tour:
+	@scripts/deps.sh test
+	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour $(SIZES)
+
+# The README's screenshots, taken by the tour at 1280x720.
+readme-screenshots:
+	@scripts/deps.sh test
+	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour 1280x720
+	cp ui-tour/1280x720_light_home.png docs/screenshot-home.png
+	cp ui-tour/1280x720_light_gridworld.png docs/screenshot-gridworld.png
+	cp ui-tour/1280x720_light_explorer-open.png docs/screenshot-explorer.png
+	cp ui-tour/1280x720_dark_demonstrations.png docs/screenshot-demonstrations.png
+	cp ui-tour/1280x720_light_evaluation-open_0_results.png docs/screenshot-evaluation.png
 
 bench:
 	@scripts/deps.sh test

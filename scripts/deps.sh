@@ -8,7 +8,9 @@ set -euo pipefail
 # libjpeg62-turbo-dev; Ubuntu: libjpeg-turbo8-dev): frames are saved through libjpeg-turbo.
 build_pkgs=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
   libxi-dev libxxf86vm-dev libxext-dev libxrender-dev libfreetype-dev libjpeg-dev)
-test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy-microhei)
+# openbox, wmctrl, x11-apps (xwd) and imagemagick: the UI tour's window manager, close request
+# and screenshots (scripts/ui-tour.sh)
+test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy-microhei openbox wmctrl x11-apps imagemagick)
 package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
 windows_pkgs=(gcc-mingw-w64-x86-64-posix)
 go_pkgs=(golang-go ca-certificates git)

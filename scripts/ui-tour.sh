@@ -17,7 +17,7 @@ SIZES=("$@")
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 bin="$OUT/.uitour"
-$GO build -o "$bin" ./app/desktop/uitour
+$GO build -ldflags "${LDFLAGS:-}" -o "$bin" ./app/desktop/uitour
 
 work=$(mktemp -d)
 pids=()

@@ -94,3 +94,24 @@ func closeDialogs(w fyne.Window) {
 		w.Canvas().Overlays().Remove(top)
 	}
 }
+
+// TestNoticeShowsWhileWaiting: a notice (a write waiting for another process) shows under the
+// title and goes once no new one has come for a moment (noticeExpired is what the timer runs).
+func TestNoticeShowsWhileWaiting(t *testing.T) {
+	test.NewTempApp(t)
+	s, _ := newTestShell(t, Deps{Workspaces: []workspace.Registration{}})
+	s.Notice("Waiting: another Agentdesk process is writing to this store; waiting… 3 s")
+	if !s.noticeBar.Visible() || !strings.Contains(s.notice.Text, "waiting… 3 s") {
+		t.Fatal("the notice is not shown")
+	}
+	first := s.noticeGen
+	s.Notice("Waiting: … 4 s")
+	s.noticeExpired(first) // the first notice's time is up, but a newer one came
+	if !s.noticeBar.Visible() {
+		t.Fatal("the bar went while notices still came")
+	}
+	s.noticeExpired(s.noticeGen)
+	if s.noticeBar.Visible() {
+		t.Fatal("the notice stayed after the wait ended")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -82,6 +83,32 @@ type Shell struct {
 	root    fyne.CanvasObject
 	// open holds the workspaces created so far, by screen id.
 	open map[string]workspace.Workspace
+	// notice says what the app waits for (another process writing to the store); it goes when
+	// no new notice came for a while
+	notice    *widget.Label
+	noticeBar *fyne.Container
+	noticeGen int
+}
+
+// noticeLinger is how long a notice stays after the last one.
+const noticeLinger = 2500 * time.Millisecond
+
+// Notice shows text in a bar under the screen's title until no new notice has come for a
+// moment: a write waiting for another Agentdesk process says so here, with how long it has
+// waited, instead of looking stuck. Call it on the UI goroutine.
+func (s *Shell) Notice(text string) {
+	s.noticeGen++
+	gen := s.noticeGen
+	s.notice.SetText(text)
+	s.noticeBar.Show()
+	time.AfterFunc(noticeLinger, func() { fyne.Do(func() { s.noticeExpired(gen) }) })
+}
+
+// noticeExpired hides the notice bar if notice gen is still the latest.
+func (s *Shell) noticeExpired(gen int) {
+	if s.noticeGen == gen {
+		s.noticeBar.Hide()
+	}
 }
 
 // NewShell builds the main window's content and shows the screen used last.
@@ -108,7 +135,12 @@ func NewShell(win fyne.Window, deps Deps) *Shell {
 		},
 	)
 	s.nav.OnSelected = func(id widget.ListItemID) { s.show(s.screens[id]) }
-	header := container.NewVBox(s.title, s.intro, widget.NewSeparator())
+	s.notice = widget.NewLabel("")
+	s.notice.Wrapping = fyne.TextWrapWord
+	s.notice.Importance = widget.WarningImportance
+	s.noticeBar = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, s.notice)
+	s.noticeBar.Hide()
+	header := container.NewVBox(s.title, s.intro, s.noticeBar, widget.NewSeparator())
 	main := container.NewBorder(header, nil, nil, nil, s.body)
 	split := container.NewHSplit(s.nav, container.NewPadded(main))
 	split.Offset = 0.18

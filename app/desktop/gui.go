@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -64,8 +65,18 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 	// The open store may change while the app runs (Settings); close whichever is open last.
 	var mu sync.Mutex
 	var current *store.Store
+	// a write that waits for another process says so in the window (the shell exists once the
+	// store is open: notices before that are dropped)
+	var shellRef atomic.Pointer[ui.Shell]
+	notify := func(n store.Notice) {
+		fyne.Do(func() {
+			if sh := shellRef.Load(); sh != nil {
+				sh.Notice("Waiting: " + n.Text)
+			}
+		})
+	}
 	open := func(path string) (ui.Store, error) {
-		st, err := store.Open(path)
+		st, err := store.OpenWith(path, store.Options{Notify: notify})
 		if err != nil {
 			return nil, err
 		}
@@ -120,6 +131,7 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 	w.SetIcon(icon)
 	w.SetMaster()
 	shell := ui.NewShell(w, deps)
+	shellRef.Store(shell)
 	if opts.Screen != "" {
 		shell.Show(opts.Screen)
 	}

@@ -112,6 +112,7 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	head := container.NewVBox(container.NewBorder(nil, nil, nil, d.demoBtn, d.title), text)
 	split := container.NewVSplit(d.viewer, d.thumbs)
 	split.Offset = 0.78
+	d.viewer.SetMinFrameSize(fyne.NewSize(160, 240)) // on a short window the panel scrolls
 	// on a short window the panel scrolls instead of making the window taller; on a tall one
 	// it fills the height as before
 	d.content = container.NewVScroll(container.NewBorder(head, nil, nil, nil, split))

@@ -162,11 +162,16 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.Truncation = fyne.TextTruncateEllipsis
-			return l
+			l.TextStyle.Bold = true
+			d := widget.NewLabel("")
+			d.Truncation = fyne.TextTruncateEllipsis
+			return container.NewVBox(l, d)
 		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			f := s.failures[i]
-			o.(*widget.Label).SetText(fmt.Sprintf("%s #%d · %s · predicted %s · true %s", f.EpisodeID, f.Step+1, f.Info, f.Pred, f.GT))
+			lines := o.(*fyne.Container).Objects
+			lines[0].(*widget.Label).SetText(fmt.Sprintf("%s step %d · %s", f.EpisodeID, f.Step+1, f.Info))
+			lines[1].(*widget.Label).SetText(fmt.Sprintf("predicted %s · true %s", f.Pred, f.GT))
 		},
 	)
 	s.viewer = widgets.NewFrameViewer()
@@ -207,8 +212,9 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	breakdown := container.NewBorder(
 		container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), s.columns.Chooser(x.host.Window), s.dim),
 		nil, nil, nil, s.columns.Fit())
+	s.viewer.SetMinFrameSize(fyne.NewSize(160, 240)) // a short window scrolls the viewer instead
 	failing := container.NewHSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
-		container.NewBorder(nil, legend, nil, nil, s.viewer))
+		container.NewVScroll(container.NewBorder(nil, legend, nil, nil, s.viewer)))
 	failing.Offset = 0.34
 	s.results = container.NewAppTabs(
 		container.NewTabItem("Breakdown", breakdown),

@@ -56,6 +56,9 @@ func (s *explorerScoring) refreshRuns(newest bool) {
 		}
 		s.runSel.Refresh()
 		s.refreshRunButtons()
+		if s.result == nil && len(runs) > 0 {
+			s.openRun() // nothing on show yet: the newest run's numbers rather than an empty page
+		}
 	})
 }
 
@@ -97,8 +100,33 @@ func (s *explorerScoring) openRun() {
 			return
 		}
 		note := fmt.Sprintf("Saved run #%d: %s scored %s.", run.ID, run.PredictionsPath, run.CreatedAt.Local().Format("2006-01-02 15:04"))
+		s.showRunChoices(run)
 		s.show(res, groups, fails, []string{note}, nil, run.Split, run.Mode)
 	})
+}
+
+// showRunChoices sets the file, split, prompt level and mode choices to the opened run's, so
+// that what is shown above the numbers is what they were scored with (the choices kept the
+// last ones made, so a reopened run showed another split and file).
+func (s *explorerScoring) showRunChoices(run odyssey.SavedRun) {
+	if run.PredictionsPath != "" {
+		s.path = run.PredictionsPath
+		s.pathL.SetText(run.PredictionsPath)
+	}
+	for _, o := range s.split.Options {
+		if o == run.Split {
+			s.split.SetSelected(o)
+		}
+	}
+	if run.Level != "" {
+		s.level.SetSelected(run.Level)
+	}
+	for _, m := range scoringModes {
+		if m.mode == run.Mode {
+			s.mode.SetSelected(m.label)
+		}
+	}
+	s.refreshScoreButton()
 }
 
 // deleteRunDialog asks before deleting the selected saved run.

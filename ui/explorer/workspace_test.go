@@ -614,7 +614,13 @@ func TestExplorerScoresLikeTheOfficialEvaluation(t *testing.T) {
 		t.Fatalf("saved runs %q (selected %q)", sc.runSel.Options, sc.runSel.Selected)
 	}
 	sc.runSel.SetSelected(sc.runSel.Options[2]) // the first run: official, random split
+	sc.split.SetSelected(sc.split.Options[len(sc.split.Options)-1])
+	sc.mode.SetSelected(scoringModes[2].label)
 	sc.openRun()
+	if r, _ := sc.selectedRun(); sc.split.Selected != r.Split || sc.mode.Selected != scoringModes[0].label || sc.path != r.PredictionsPath {
+		t.Fatalf("a reopened run shows split %q, mode %q, file %q; it was scored on %q, %s, from %q",
+			sc.split.Selected, sc.mode.Selected, sc.path, r.Split, r.Mode, r.PredictionsPath)
+	}
 	exp := expected.Splits["high_random_split"]
 	var info struct{ AMS, SR json.Number }
 	json.Unmarshal(exp.ExpectedInfo, &info)

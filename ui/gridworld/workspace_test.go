@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,16 +25,27 @@ import (
 
 // spyRenderer draws the map and remembers what it was asked to draw.
 type spyRenderer struct {
+	mu    sync.Mutex // fyne's test driver runs fyne.Do on the calling goroutine, not the test's
 	views []WorldView
 }
 
 func (r *spyRenderer) RenderWorld(v WorldView) (image.Image, error) {
+	r.mu.Lock()
 	r.views = append(r.views, v)
+	r.mu.Unlock()
 	return MapRenderer{}.RenderWorld(v)
+}
+
+func (r *spyRenderer) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.views)
 }
 
 func (r *spyRenderer) last(t *testing.T) WorldView {
 	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for i := len(r.views) - 1; i >= 0; i-- {
 		if r.views[i].Width != 64 && r.views[i].Width != 320 { // not a thumbnail or the preview
 			return r.views[i]
@@ -251,9 +263,9 @@ func TestGridworldWithoutOpenGL(t *testing.T) {
 func TestGridworldWaitsForTheRenderer(t *testing.T) {
 	test.NewTempApp(t)
 	spy := &spyRenderer{}
-	ready := false
+	var ready atomic.Bool
 	world := func() (WorldRenderer, error) {
-		if !ready {
+		if !ready.Load() {
 			return nil, ErrRendererNotReady
 		}
 		return spy, nil
@@ -262,16 +274,16 @@ func TestGridworldWaitsForTheRenderer(t *testing.T) {
 	h := uitest.NewHost(t, 1100, 750)
 	g := New(h, Deps{World: world, WorldReady: ch})
 	h.Put(g)
-	if len(spy.views) != 0 || g.glNote != "" {
+	if spy.count() != 0 || g.glNote != "" {
 		t.Fatal("rendered or gave up before the renderer was ready")
 	}
-	ready = true
+	ready.Store(true)
 	close(ch) // the app has started: the view is drawn in 3D without any input
 	deadline := time.Now().Add(5 * time.Second)
-	for len(spy.views) == 0 && time.Now().Before(deadline) {
+	for spy.count() == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if len(spy.views) == 0 {
+	if spy.count() == 0 {
 		t.Fatal("the view was not drawn when the renderer became ready")
 	}
 }
@@ -453,5 +465,48 @@ func TestGridworldRecordingIsUnsavedWork(t *testing.T) {
 	again, _ := s.Overview(context.Background())
 	if again.EpisodesBySource[episode.SourceGridworld] != after.EpisodesBySource[episode.SourceGridworld] {
 		t.Fatal("a discarded recording was stored on closing")
+	}
+}
+
+// TestGridworldPanelsChangeWhileInputArrives: the sequence that once crashed the app (play,
+// replay an episode, back to playing, run an agent, then use the action-space choice, in a
+// SIGSEGV in fyne's pop-up menu with no canvas) repeated, with keys and taps arriving between
+// the panel changes: every control tapped is on the window's canvas (the panels are kept and
+// shown again, never rebuilt behind a control the user can still reach) and nothing panics.
+func TestGridworldPanelsChangeWhileInputArrives(t *testing.T) {
+	s, g, _, w := openGridworld(t)
+	space := uitest.Find(g.playBar, func(sel *widget.Select) bool { return sel.Selected == spaceWalking })
+	if space == nil {
+		t.Fatal("no action-space choice")
+	}
+	tapChoice := func(round int, where string) {
+		t.Helper()
+		if uitest.Find(w.Content(), func(sel *widget.Select) bool { return sel == space }) == nil || !space.Visible() {
+			t.Fatalf("round %d, %s: the action-space choice the user sees is not the one on the window", round, where)
+		}
+		test.Tap(space) // opens its pop-up menu, which needs the canvas
+		if w.Canvas().Overlays().Top() == nil {
+			t.Fatalf("round %d, %s: the choice's menu did not open", round, where)
+		}
+		w.Canvas().Overlays().Top().Hide()
+	}
+	for round := 0; round < 3; round++ {
+		typeKeys(w, g, fyne.KeyW, fyne.KeyE)
+		g.reset()
+		list, err := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld, Limit: 1})
+		if err != nil || len(list) == 0 {
+			t.Fatalf("no episode to replay: %v", err)
+		}
+		if err := g.startReplay(list[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		typeKeys(w, g, fyne.KeyRight, fyne.KeyEnd) // keys while the replay's panels are up
+		g.exitReplay()
+		tapChoice(round, "after leaving the replay")
+		if err := g.runAgent("random", 1, 10); err != nil {
+			t.Fatal(err)
+		}
+		tapChoice(round, "after an agent run")
+		typeKeys(w, g, fyne.KeyA)
 	}
 }

@@ -81,7 +81,7 @@ func (v *FrameViewer) layoutMarks() {
 		}
 	}
 	if a.Text != "" {
-		v.addBadge("Typed: "+a.Text, fyne.NewPos(origin.X+8, origin.Y+size.Height-38), theme.Color(theme.ColorNameForeground), origin, size)
+		v.addBadge(actionTextBadge(a), fyne.NewPos(origin.X+8, origin.Y+size.Height-38), theme.Color(theme.ColorNameForeground), origin, size)
 	}
 	step := v.ep.Steps[v.index]
 	if step.Reward != 0 {
@@ -179,6 +179,18 @@ func (v *FrameViewer) addBadge(text string, pos fyne.Position, c color.Color, or
 	t.Move(pos)
 	v.marks.Add(bg)
 	v.marks.Add(t)
+}
+
+// actionTextBadge names the text an action carries after what the action is: typed text for
+// typing, the direction of a scroll, the key of a key press (it said "Typed" for all).
+func actionTextBadge(a episode.Action) string {
+	switch strings.ToLower(a.Kind) {
+	case "type", "text", "input", "input_text":
+		return "Typed: " + a.Text
+	case "":
+		return a.Text
+	}
+	return strings.ReplaceAll(a.Kind, "_", " ") + ": " + a.Text
 }
 
 // indentXML lays a one-line view hierarchy out one element per line; text that does not parse

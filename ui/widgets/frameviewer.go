@@ -60,6 +60,8 @@ type FrameViewer struct {
 	// initial: the first frame is the state before any action, and frame i the state after
 	// action i (Gridworld replays)
 	initial bool
+	// minFrame is the smallest the frame is drawn (SetMinFrameSize)
+	minFrame fyne.Size
 
 	image     *canvas.Image
 	marks     *fyne.Container // action overlay, laid out over the image
@@ -338,7 +340,16 @@ func (l *frameAreaLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	l.v.areaResized(size)
 }
 
-func (l *frameAreaLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(1, 1) }
+func (l *frameAreaLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(max(l.v.minFrame.Width, 1), max(l.v.minFrame.Height, 1))
+}
+
+// SetMinFrameSize keeps the frame at least this large: a viewer in a scrolling panel then
+// makes the panel scroll instead of squeezing the frame to a sliver under its controls.
+func (v *FrameViewer) SetMinFrameSize(s fyne.Size) {
+	v.minFrame = s
+	v.content.Refresh()
+}
 
 // TogglePlay starts or pauses playback.
 func (v *FrameViewer) TogglePlay() {

@@ -448,3 +448,18 @@ func encodePNG(img image.Image) []byte {
 	png.Encode(&buf, img)
 	return buf.Bytes()
 }
+
+func TestActionTextBadge(t *testing.T) {
+	for _, c := range []struct {
+		a    episode.Action
+		want string
+	}{
+		{episode.Action{Kind: "type", Text: "pancakes"}, "Typed: pancakes"},
+		{episode.Action{Kind: "scroll", Text: "up"}, "scroll: up"},
+		{episode.Action{Kind: "press_key", Text: "enter"}, "press key: enter"},
+	} {
+		if got := actionTextBadge(c.a); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.a, got, c.want)
+		}
+	}
+}
