@@ -93,9 +93,8 @@ func (v *FrameViewer) layoutMarks() {
 		w := fyne.MeasureText(text, 18, fyne.TextStyle{Bold: true}).Width
 		v.addBadge(text, fyne.NewPos(origin.X+size.Width-w-14, origin.Y+8), c, origin, size)
 	}
-	if step.Instruction != "" && (v.index == 0 || v.ep.Steps[v.index-1].Instruction != step.Instruction) {
-		v.addBadge("Instruction: "+step.Instruction, fyne.NewPos(origin.X+8, origin.Y+42), theme.Color(theme.ColorNameHyperlink), origin, size)
-	}
+	// (the instruction is in the captions under the frame: over it, it hid the screen's top and
+	// the action drawn there)
 	v.marks.Refresh()
 }
 
