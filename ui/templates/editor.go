@@ -109,6 +109,8 @@ type templateEditor struct {
 	diags    []*tpl.Error
 	spans    []hlSpan
 	slotList *widget.List
+	// sideTabs hold the slots and the problems (with their count)
+	sideTabs *container.AppTabs
 	diagList *widget.List
 	summary  *widget.Label
 	root     fyne.CanvasObject
@@ -192,12 +194,15 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 	title := widget.NewLabelWithStyle(f.rel, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Truncation = fyne.TextTruncateEllipsis
 	head := container.NewBorder(nil, e.summary, nil, newConf, title)
-	side := container.NewVSplit(
-		container.NewBorder(widget.NewLabelWithStyle("Slots", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, e.slotList),
-		container.NewBorder(widget.NewLabelWithStyle("Problems", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, e.diagList))
+	// the slots and problems under the text, in tabs: the editor and its highlighted copy keep
+	// the editor's whole width (beside them, on a 1024 px screen, each was about 200 px wide)
+	side := container.NewAppTabs(
+		container.NewTabItem("Slots", e.slotList),
+		container.NewTabItem("Problems", e.diagList))
+	e.sideTabs = side
 	text := container.NewVSplit(e.entry, e.mirror)
-	body := container.NewHSplit(text, side)
-	body.Offset = 0.64
+	body := container.NewVSplit(text, side)
+	body.Offset = 0.7
 	e.root = container.NewBorder(head, nil, nil, nil, body)
 	return e
 }
@@ -210,6 +215,16 @@ func (e *templateEditor) refresh() {
 	e.mirror.Refresh()
 	e.slotList.Refresh()
 	e.diagList.Refresh()
+	if e.sideTabs != nil {
+		title := "Problems"
+		if len(e.diags) > 0 {
+			title = fmt.Sprintf("Problems (%d)", len(e.diags))
+		}
+		if e.sideTabs.Items[1].Text != title {
+			e.sideTabs.Items[1].Text = title
+			e.sideTabs.Refresh()
+		}
+	}
 	nErr, nWarn := 0, 0
 	for _, d := range e.diags {
 		if d.Warning {

@@ -59,10 +59,13 @@ func gridText(rows []widget.TextGridRow) []string {
 func TestTemplatesOpenExamplesShowsSlotsAndHighlighting(t *testing.T) {
 	_, w, ws, _, dir := openTemplateExamples(t)
 	got := uitest.Texts(w.Content())
-	for _, want := range []string{"3 templates, 4 token configs, 3 task files", "Copied 10 files", "Preview", "Slots", "Problems"} {
+	for _, want := range []string{"3 templates, 4 token configs, 3 task files", "Copied 10 files", "Preview"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("screen lacks %q:\n%s", want, got)
 		}
+	}
+	if ed := ws.ed; ed == nil || ed.sideTabs.Items[0].Text != "Slots" || !strings.HasPrefix(ed.sideTabs.Items[1].Text, "Problems") {
+		t.Error("no Slots and Problems tabs under the editor")
 	}
 	if ws.dir != dir || ws.templatesDir != "templates" || ws.tasksDir != "tasks" {
 		t.Fatalf("layout dir=%s templates=%s tasks=%s", ws.dir, ws.templatesDir, ws.tasksDir)

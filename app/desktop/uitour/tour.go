@@ -85,10 +85,15 @@ func (t *tour) windowSize() (s fyne.Size) {
 // checkWindow: the window is no larger than the screen, and its content fits in it.
 func (t *tour) checkWindow(where string) {
 	var size, min fyne.Size
+	var title string
 	onUI(func() {
 		size = t.d.Window.Canvas().Size()
 		min = t.d.Window.Content().MinSize()
+		title = t.d.Window.Title()
 	})
+	if title != "Agentdesk" { // checks and window managers find the window by it
+		t.failf("%s: the window's title is %q, not Agentdesk", where, title)
+	}
 	if sc := t.d.Screen; sc.Width > 0 && (size.Width > sc.Width+0.5 || size.Height > sc.Height+0.5) {
 		t.failf("%s: window %vx%v is larger than the %vx%v screen", where, size.Width, size.Height, sc.Width, sc.Height)
 	}
