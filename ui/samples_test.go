@@ -101,8 +101,8 @@ func TestNoticeShowsWhileWaiting(t *testing.T) {
 	test.NewTempApp(t)
 	s, _ := newTestShell(t, Deps{Workspaces: []workspace.Registration{}})
 	s.Notice("Waiting: another Agentdesk process is writing to this store; waiting… 3 s")
-	if !s.noticeBar.Visible() || !strings.Contains(s.notice.Text, "waiting… 3 s") {
-		t.Fatal("the notice is not shown")
+	if !s.noticeBar.Visible() || !strings.Contains(s.notice.Text, "waiting… 3 s") || s.noticeBar.Size().Height == 0 {
+		t.Fatalf("the notice is not shown (visible %v, laid out at %v)", s.noticeBar.Visible(), s.noticeBar.Size())
 	}
 	first := s.noticeGen
 	s.Notice("Waiting: … 4 s")

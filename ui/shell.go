@@ -88,6 +88,7 @@ type Shell struct {
 	notice    *widget.Label
 	noticeBar *fyne.Container
 	noticeGen int
+	header    *fyne.Container
 }
 
 // noticeLinger is how long a notice stays after the last one.
@@ -101,6 +102,7 @@ func (s *Shell) Notice(text string) {
 	gen := s.noticeGen
 	s.notice.SetText(text)
 	s.noticeBar.Show()
+	s.header.Refresh() // a container's Show only marks it: its parent lays it out
 	time.AfterFunc(noticeLinger, func() { fyne.Do(func() { s.noticeExpired(gen) }) })
 }
 
@@ -108,6 +110,7 @@ func (s *Shell) Notice(text string) {
 func (s *Shell) noticeExpired(gen int) {
 	if s.noticeGen == gen {
 		s.noticeBar.Hide()
+		s.header.Refresh()
 	}
 }
 
@@ -141,6 +144,7 @@ func NewShell(win fyne.Window, deps Deps) *Shell {
 	s.noticeBar = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, s.notice)
 	s.noticeBar.Hide()
 	header := container.NewVBox(s.title, s.intro, s.noticeBar, widget.NewSeparator())
+	s.header = header
 	main := container.NewBorder(header, nil, nil, nil, s.body)
 	split := container.NewHSplit(s.nav, container.NewPadded(main))
 	split.Offset = 0.18

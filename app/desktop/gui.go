@@ -71,7 +71,8 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 	notify := func(n store.Notice) {
 		fyne.Do(func() {
 			if sh := shellRef.Load(); sh != nil {
-				sh.Notice("Waiting: " + n.Text)
+				// the window's own Cancel gives up, not Ctrl-C
+				sh.Notice("Waiting: " + strings.Replace(n.Text, " (Ctrl-C to give up)", "", 1))
 			}
 		})
 	}
