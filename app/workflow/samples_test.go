@@ -76,3 +76,19 @@ func TestSamplesLoadAndRemove(t *testing.T) {
 		t.Fatalf("loading after removing: %d episodes, %v", s.Dataset.Episodes, err)
 	}
 }
+
+// BenchmarkLoadSamples is what Load sample data costs: writing the samples and loading them
+// into a store (replacing the previous copy after the first round).
+func BenchmarkLoadSamples(b *testing.B) {
+	st, err := store.Open(filepath.Join(b.TempDir(), "s.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	dir := filepath.Join(b.TempDir(), SamplesFolder)
+	for b.Loop() {
+		if _, err := LoadSamples(context.Background(), st, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

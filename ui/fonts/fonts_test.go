@@ -88,3 +88,13 @@ func TestFamiliesPutTheRegionFirst(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFind is the app's start-up cost of CJK text: finding the system's CJK font and
+// preparing its faces (done once per run, when text is first drawn).
+func BenchmarkFind(b *testing.B) {
+	for b.Loop() {
+		if fb, err := Find(Families("en")); err != nil || fb == nil {
+			b.Fatalf("no CJK font: %v", err)
+		}
+	}
+}
