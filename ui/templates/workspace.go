@@ -248,7 +248,8 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 			w.selectFile(w.files[id])
 		}
 	}
-	newMenu := container.NewGridWithColumns(2,
+	// the two buttons wrap under each other on a narrow window instead of widening the files
+	newMenu := widgets.NewFlow(
 		widget.NewButtonWithIcon("Task…", theme.ContentAddIcon(), w.chooseNewTask),
 		widget.NewButtonWithIcon("Template…", theme.ContentAddIcon(), w.chooseNewTemplate))
 	files := container.NewBorder(widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),

@@ -355,6 +355,7 @@ func (t *tour) firstLaunch(th string) {
 		t.failf("loading the sample data: no summary after 60 s (overlay: %q)", t.overlayText())
 		return
 	}
+	time.Sleep(settle / 2) // let the window draw what is now on it
 	t.shot(th, "first-launch", "samples-loaded")
 	t.closeOverlays()
 	time.Sleep(settle)
@@ -386,6 +387,7 @@ func (t *tour) closeAsks(th string) {
 		t.failf("closing the window with an unsaved edit did not ask (overlay: %q)", t.overlayText())
 		return
 	}
+	time.Sleep(settle / 2)
 	t.shot(th, "close-asks")
 	if !t.tapButton("Cancel") {
 		t.failf("close: no Cancel in the question")
