@@ -100,6 +100,9 @@ func closeDialogs(w fyne.Window) {
 func TestNoticeShowsWhileWaiting(t *testing.T) {
 	test.NewTempApp(t)
 	s, _ := newTestShell(t, Deps{Workspaces: []workspace.Registration{}})
+	// The timer would fire during a later test, on its own goroutine (the test driver runs
+	// fyne.Do where it is called).
+	t.Cleanup(s.stopNotice)
 	s.Notice("Waiting: another Agentdesk process is writing to this store; waiting… 3 s")
 	if !s.noticeBar.Visible() || !strings.Contains(s.notice.Text, "waiting… 3 s") || s.noticeBar.Size().Height == 0 {
 		t.Fatalf("the notice is not shown (visible %v, laid out at %v)", s.noticeBar.Visible(), s.noticeBar.Size())

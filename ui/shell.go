@@ -88,7 +88,9 @@ type Shell struct {
 	notice    *widget.Label
 	noticeBar *fyne.Container
 	noticeGen int
-	header    *fyne.Container
+	// noticeTimer hides the bar noticeLinger after the latest notice
+	noticeTimer *time.Timer
+	header      *fyne.Container
 }
 
 // noticeLinger is how long a notice stays after the last one.
@@ -103,7 +105,19 @@ func (s *Shell) Notice(text string) {
 	s.notice.SetText(text)
 	s.noticeBar.Show()
 	s.header.Refresh() // a container's Show only marks it: its parent lays it out
-	time.AfterFunc(noticeLinger, func() { fyne.Do(func() { s.noticeExpired(gen) }) })
+	if s.noticeTimer != nil {
+		s.noticeTimer.Stop()
+	}
+	s.noticeTimer = time.AfterFunc(noticeLinger, func() { fyne.Do(func() { s.noticeExpired(gen) }) })
+}
+
+// stopNotice hides the notice now and stops its timer, so that nothing runs later.
+func (s *Shell) stopNotice() {
+	if s.noticeTimer != nil {
+		s.noticeTimer.Stop()
+		s.noticeTimer = nil
+	}
+	s.noticeExpired(s.noticeGen)
 }
 
 // noticeExpired hides the notice bar if notice gen is still the latest.
