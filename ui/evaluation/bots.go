@@ -151,6 +151,10 @@ func (w *Workspace) saveBot(key string, spec ev.BotSpec) error {
 	}
 	if err != nil {
 		p.Bots[key] = old
+		return err
 	}
-	return err
+	if w.session != nil {
+		w.session.core.SetBot(key, nil) // the next reply starts the new definition
+	}
+	return nil
 }

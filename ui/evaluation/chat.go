@@ -1,11 +1,9 @@
 package evaluation
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"math/rand/v2"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -14,27 +12,23 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
-// chatKey is the answer-state key holding the collection session (the engine's Chat), so that
-// a session resumes mid-conversation after a restart.
-const chatKey = "agentdeskChat"
-
-// evalChat is a dialogue-collection session: the participant chats with each bot of the chosen
-// condition in turn, then rates each conversation (offline annotations).
+// evalChat is the chat screen of a dialogue-collection unit: the conversation with the bot on
+// show (with the online annotation's widgets under each bot message when the project has
+// one), the text box, Send and END. The session keeps the conversation; bot replies are asked
+// off the UI goroutine.
 type evalChat struct {
-	s    *evalSession
-	chat *ev.Chat
-	// convIDs are the store's conversation ids, by position.
-	convIDs []int64
-	bots    map[string]ev.Bot
+	s *evalSession
 	// cancel stops the bot call in flight; busy is set while one is. Both are only touched
 	// on the UI goroutine.
 	cancel func()
 	busy   bool
 	// onChat is true while the chat screen (not an offline rating page) is on show.
 	onChat bool
+	view   *session.ChatView
 
 	list    *fyne.Container
 	scroll  *container.Scroll
@@ -47,155 +41,44 @@ type evalChat struct {
 	// center holds the conversation: plain bubbles, or with online annotation the dialogue
 	// page with the type's widgets under every bot message.
 	center *fyne.Container
+	// index is the conversation the screen was built for, built the screen itself.
+	index int
+	built fyne.CanvasObject
 }
 
-// refreshInput updates the input's state after an online answer, without redrawing the page.
-func (c *evalChat) refreshInput() {
-	gate := c.onlineAnswered()
-	if gate {
-		c.status.SetText("")
-	} else {
-		c.status.SetText("Answer the question under your partner's last message first.")
-	}
-	if c.chat.CanSend() && !c.busy && gate {
-		c.entry.Enable()
-		c.send.Enable()
-	} else {
-		c.entry.Disable()
-		c.send.Disable()
-	}
-	if c.chat.CanEnd() && !c.busy && gate {
-		c.end.Enable()
-	} else {
-		c.end.Disable()
-	}
-}
+func newEvalChat(s *evalSession) *evalChat { return &evalChat{s: s, index: -1} }
 
 func (c *evalChat) close() {
 	if c.cancel != nil {
 		c.cancel()
+		c.cancel = nil
 	}
-	for _, b := range c.bots {
-		ev.CloseBot(b)
-	}
+	c.busy = false
 }
 
-// startChat opens a collection unit: a saved session resumes; a new one gets its condition
-// (least seen by this participant, then most remaining) and its bot order.
-func (s *evalSession) startChat() {
-	st := s.op.p.Settings
-	c := &evalChat{s: s, bots: map[string]ev.Bot{}}
-	if raw, ok := s.state.Extra[chatKey]; ok {
-		c.chat = &ev.Chat{}
-		if err := json.Unmarshal(raw, c.chat); err != nil {
-			s.fail(fmt.Errorf("unit %d: saved conversation: %w", s.unit.ID, err))
-			return
-		}
-	} else {
-		cond, err := s.chooseCondition()
-		if err != nil {
-			s.showMessage(err.Error(), false)
-			return
-		}
-		c.chat = ev.NewChat(cond, max(st.NumTurns, 2))
-	}
-	s.chat = c
-	if err := c.syncStore(); err != nil {
-		s.fail(err)
-		return
-	}
-	if c.chat.Current().Ended {
-		// Stopped during the ratings of a finished conversation.
-		c.offline()
-		return
-	}
-	c.show()
-}
-
-// chooseCondition picks the condition of a new session (spec §13.4) and shuffles its bots.
-func (s *evalSession) chooseCondition() (ev.Condition, error) {
-	ctx := s.ws.ctx()
-	cs, err := ev.ParseConditions(s.op.p.Settings.ConversationsNeeded)
-	if err != nil {
-		return ev.Condition{}, fmt.Errorf("conversations needed: %w", err)
-	}
-	counts, err := s.ws.store.EvalChatCounts(ctx, s.op.info.ID)
-	if err != nil {
-		return ev.Condition{}, err
-	}
-	completed := map[string]int{}
-	for _, byCond := range counts {
-		for c, n := range byCond {
-			completed[c] += n
-		}
-	}
-	rng := rand.New(rand.NewPCG(uint64(s.op.p.Settings.RandomSeed), uint64(s.unit.ID)))
-	cond, err := ev.ChooseCondition(cs, completed, counts[s.participant.Name], rng)
-	if err != nil {
-		return ev.Condition{}, err
-	}
-	models := append([]string(nil), cond.Models...)
-	rng.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] })
-	cond.Models = models
-	return cond, nil
-}
-
-// syncStore makes sure every conversation of the session has its row in the store.
-func (c *evalChat) syncStore() error {
-	ctx := c.s.ws.ctx()
-	for k := len(c.convIDs); k < len(c.chat.Conversations); k++ {
-		conv := c.chat.Conversations[k]
-		id, err := c.s.ws.store.EvalStartConversation(ctx, c.s.unit.ID, k, c.chat.Condition.Key, conv.Model)
-		if err != nil {
-			return err
-		}
-		c.convIDs = append(c.convIDs, id)
-		stored, err := c.s.ws.store.EvalConversations(ctx, c.s.unit.ID)
-		if err != nil {
-			return err
-		}
-		have := 0
-		for _, sc := range stored {
-			if sc.ID == id {
-				have = len(sc.Turns)
-			}
-		}
-		for i := have; i < len(conv.Messages); i++ {
-			if err := c.addTurn(k, i); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// addTurn stores message i of conversation k.
-func (c *evalChat) addTurn(k, i int) error {
-	m := c.chat.Conversations[k].Messages[i]
-	var latency time.Duration
-	if m.AgentIdx == 1 && i > 0 {
-		latency = m.Time.Sub(c.chat.Conversations[k].Messages[i-1].Time)
-	}
-	return c.s.ws.store.EvalAddTurn(c.s.ws.ctx(), c.convIDs[k], ev.TurnRecord{Idx: i, AgentIdx: m.AgentIdx, Text: m.Text,
-		FakeStart: m.FakeStart, SentAt: m.Time, Latency: latency})
-}
-
-// save records the session in the answer state.
-func (c *evalChat) save() {
-	b, err := json.Marshal(c.chat)
-	if err != nil {
-		c.s.fail(err)
-		return
-	}
-	c.s.state.Extra[chatKey] = b
-	c.s.saveProgress()
-}
-
-// show builds the chat screen for the current conversation.
-func (c *evalChat) show() {
+// show builds the chat screen for the conversation on show (once per conversation) and
+// refreshes it.
+func (c *evalChat) show(v session.View) {
 	s := c.s
-	s.page, s.next = nil, nil
 	c.onChat = true
+	if c.index != v.Chat.Index || c.entry == nil || s.root.Objects == nil || !c.onScreen() {
+		c.build(v)
+	}
+	c.refresh(v)
+	if v.Chat.NeedsReply && !c.busy && v.Chat.BotError == "" {
+		c.askBot()
+	}
+}
+
+// onScreen says whether the chat screen is what the session shows.
+func (c *evalChat) onScreen() bool {
+	objs := c.s.root.Objects
+	return len(objs) == 2 && c.center != nil && objs[1] == c.built
+}
+
+func (c *evalChat) build(v session.View) {
+	s := c.s
+	c.index = v.Chat.Index
 	c.list = container.NewVBox()
 	c.scroll = container.NewVScroll(c.list)
 	c.center = container.NewStack(c.scroll)
@@ -211,57 +94,68 @@ func (c *evalChat) show() {
 	c.errBox = container.NewVBox()
 	c.waiting = widget.NewProgressBarInfinite()
 	c.waiting.Hide()
-	k := c.chat.Index()
-	title := widget.NewLabelWithStyle(fmt.Sprintf("Conversation %d of %d", k+1, len(c.chat.Condition.Models)),
+	title := widget.NewLabelWithStyle(fmt.Sprintf("Conversation %d of %d", v.Chat.Index+1, v.Chat.Count),
 		fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	cap := widget.NewLabel(fmt.Sprintf("Message cap: %d messages, counting the opening \"Hi!\". Press END when you are done.", c.chat.Cap))
+	cap := widget.NewLabel(fmt.Sprintf("Message cap: %d messages, counting the opening \"Hi!\". Press END when you are done.", v.Chat.Cap))
 	cap.Importance = widget.LowImportance
 	who := widget.NewLabel("Signed in as " + s.participant.Name)
 	who.Importance = widget.LowImportance
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, widget.NewButton("Sign out", s.showSignIn), container.NewHBox(title, who)), cap)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, widget.NewButton("Sign out", s.signOut), container.NewHBox(title, who)), cap)
 	input := container.NewBorder(nil, nil, nil, container.NewHBox(c.send, c.end), c.entry)
 	bottom := container.NewVBox(c.waiting, c.errBox, c.status, input)
-	s.set(container.NewBorder(top, bottom, nil, nil, c.center))
-	c.refresh()
-	if c.chat.NeedsReply() {
-		c.askBot()
-	}
+	c.built = container.NewBorder(top, bottom, nil, nil, c.center)
+	s.set(c.built)
 }
 
-// refresh redraws the messages and the state of the input.
-func (c *evalChat) refresh() {
-	st := c.s.op.p.Settings
-	if !c.s.arm(c.chat.ReplyDeadline(st), replyLimit(st)) {
-		return
-	}
-	conv := c.chat.Current()
-	if t := c.onlineType(); t != nil {
-		c.showOnline(t)
+// refresh redraws the messages, the bot's failure and the state of the input.
+func (c *evalChat) refresh(v session.View) {
+	c.view = v.Chat
+	if v.Page != nil {
+		c.showOnline(v.Page)
 	} else {
 		var rows []fyne.CanvasObject
-		for _, m := range conv.Messages {
+		for _, m := range v.Chat.Messages {
 			rows = append(rows, chatBubble(m))
 		}
 		c.list.Objects = rows
 		c.list.Refresh()
+		c.center.Objects = []fyne.CanvasObject{c.scroll}
+		c.center.Refresh()
 		c.scroll.ScrollToBottom()
 	}
-	busy := c.busy
-	switch {
-	case busy:
-		c.status.SetText("Your partner is typing…")
-	case !conv.Ended && len(conv.Messages) >= c.chat.Cap:
-		c.status.SetText(c.s.dueText())
+	c.errBox.RemoveAll()
+	if v.Chat.BotError != "" && !c.busy {
+		l := widget.NewLabel("Your partner could not answer: " + v.Chat.BotError + ". Your conversation is kept.")
+		l.Wrapping = fyne.TextWrapWord
+		l.Importance = widget.DangerImportance
+		retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), c.askBot)
+		c.errBox.Add(container.NewBorder(nil, nil, nil, retry, l))
+	}
+	if v.Chat.Capped {
 		c.entry.SetPlaceHolder(ev.CapMessage)
-	default:
-		c.status.SetText(c.s.dueText())
+	} else {
 		c.entry.SetPlaceHolder("Type your message; Send or Shift+Enter")
 	}
-	gate := c.onlineAnswered()
-	if !gate && !busy {
-		c.status.SetText("Answer the question under your partner's last message first.")
+	c.refreshInput()
+}
+
+// refreshInput updates the status line and the input's state (also after an online answer,
+// without redrawing the page).
+func (c *evalChat) refreshInput() {
+	v := c.s.core.View()
+	if v.Chat == nil {
+		return
 	}
-	if c.chat.CanSend() && !busy && gate {
+	c.view = v.Chat
+	switch {
+	case c.busy:
+		c.status.SetText("Your partner is typing…")
+	case v.Chat.Unanswered:
+		c.status.SetText("Answer the question under your partner's last message first.")
+	default:
+		c.status.SetText(v.Due())
+	}
+	if v.Chat.CanSend && !c.busy {
 		c.entry.Enable()
 		c.send.Enable()
 		if w := c.s.ws.host.Window(); w != nil && c.onChat {
@@ -271,11 +165,25 @@ func (c *evalChat) refresh() {
 		c.entry.Disable()
 		c.send.Disable()
 	}
-	if c.chat.CanEnd() && !busy && gate {
+	if v.Chat.CanEnd && !c.busy {
 		c.end.Enable()
 	} else {
 		c.end.Disable()
 	}
+}
+
+// showOnline draws the conversation as a page of the online type: its widgets under the bot's
+// messages, answers handed to the session and saved at once.
+func (c *evalChat) showOnline(pg *session.Page) {
+	s := c.s
+	page := newEvalPage(s.ws.host.Window(), pg.Datapoint, pg.Type, pg.Answers, true)
+	page.onEdit = s.edit
+	page.refocus = func() {}
+	s.page = page
+	s.i, s.a = pg.Dialogue, 0
+	c.center.Objects = []fyne.CanvasObject{page.content()}
+	c.center.Refresh()
+	page.scroll.ScrollToBottom()
 }
 
 func chatBubble(m ev.ChatMessage) fyne.CanvasObject {
@@ -292,22 +200,62 @@ func chatBubble(m ev.ChatMessage) fyne.CanvasObject {
 }
 
 func (c *evalChat) sendMessage() {
-	if c.s.expired() {
-		return
-	}
 	text := strings.TrimSpace(c.entry.Text)
-	if text == "" {
+	if text == "" || c.busy {
 		return
 	}
-	if err := c.chat.Send(text); err != nil {
+	err := c.s.core.Send(c.s.ctx(), text)
+	if err == nil {
+		c.entry.SetText("")
+	} else if c.s.core.Screen() == session.ScreenChat {
 		c.status.SetText(err.Error())
 		return
 	}
-	k := c.chat.Index()
-	if err := c.addTurn(k, len(c.chat.Current().Messages)-1); err != nil {
-		c.s.fail(err)
+	c.s.render()
+}
+
+// endConversation is END: the conversation is closed, then rated (offline annotations) or
+// the next one starts.
+func (c *evalChat) endConversation() {
+	if c.busy {
+		return
 	}
-	c.entry.SetText("")
-	c.save()
-	c.askBot()
+	err := c.s.core.End(c.s.ctx())
+	if err != nil && c.s.core.Screen() == session.ScreenChat {
+		c.status.SetText(err.Error())
+		return
+	}
+	c.onChat = false
+	c.s.render()
+}
+
+// askBot gets the bot's owed reply off the UI goroutine. A failure is shown with Retry; the
+// conversation stays as it was.
+func (c *evalChat) askBot() {
+	r := c.s.core.StartReply()
+	if r == nil {
+		return
+	}
+	c.busy = true
+	c.errBox.RemoveAll()
+	c.waiting.Show()
+	c.waiting.Start()
+	c.refreshInput()
+	running := true
+	task := workspace.Start(c.s.ws.host, nil, func(ctx context.Context) (struct{}, error) {
+		r.Run(ctx)
+		return struct{}{}, nil
+	}, func(struct{}, error) {
+		running = false
+		c.busy, c.cancel = false, nil
+		c.waiting.Stop()
+		c.waiting.Hide()
+		c.s.fail(c.s.core.FinishReply(c.s.ctx(), r))
+		if c.s.chat == c {
+			c.s.render()
+		}
+	})
+	if running {
+		c.cancel = task.Stop
+	}
 }

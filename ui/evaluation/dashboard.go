@@ -15,6 +15,7 @@ import (
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/agreement"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
@@ -197,8 +198,8 @@ func (d *evalDashboard) peopleCell(id widget.TableCellID) string {
 
 // goldText is a participant's score on the gold units: right and wrong checks.
 func (d *evalDashboard) goldText(p ev.ParticipantSummary) string {
-	base := goldBase(d.op)
-	right, wrong := p.Qualifications[base+goldCorrectSuffix], p.Qualifications[base+goldWrongSuffix]
+	base := d.op.sp.GoldBase()
+	right, wrong := p.Qualifications[base+session.GoldCorrectSuffix], p.Qualifications[base+session.GoldWrongSuffix]
 	if right+wrong == 0 {
 		if d.op.p.Settings.UseGolds {
 			return "none yet"
@@ -282,9 +283,9 @@ func (d *evalDashboard) unblock(p ev.ParticipantSummary) error {
 	if err := d.ws.store.RevokeEvalQualification(ctx, p.ID, d.blockName()); err != nil {
 		return err
 	}
-	base := goldBase(d.op)
-	if p.Qualifications[base+goldWrongSuffix] > 0 {
-		if err := d.ws.store.SetEvalQualification(ctx, p.ID, base+goldWrongSuffix, 0); err != nil {
+	base := d.op.sp.GoldBase()
+	if p.Qualifications[base+session.GoldWrongSuffix] > 0 {
+		if err := d.ws.store.SetEvalQualification(ctx, p.ID, base+session.GoldWrongSuffix, 0); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 )
 
 // likertValues are the choices of every 1-5 scale.
@@ -19,7 +20,7 @@ var likertValues = []string{"1", "2", "3", "4", "5"}
 
 // evalPage is one page of a session: one dialogue (a pair for comparative types) with the
 // widgets of one annotation type. It edits the dialogue's answer object in place and reports
-// every change through onAnswer, which saves it at once.
+// every change as a session.Edit through onEdit, which applies and saves it at once.
 type evalPage struct {
 	win        fyne.Window
 	dp         *ev.Datapoint
@@ -28,9 +29,9 @@ type evalPage struct {
 	positions  []int
 	collection bool
 
-	// onAnswer is called after each change with the turn (-1: dialogue level), the storage key
-	// and the new value (nil when cleared).
-	onAnswer func(turn int, key string, value any)
+	// onEdit applies an answer (the session validates it, changes ans and saves it); it
+	// reports whether the answer was taken.
+	onEdit func(e session.Edit) bool
 	// onFocus is called when the keyboard focus moves to another turn.
 	onFocus func(turn int)
 	// refocus gives the keyboard back to the session after a click on a widget that is not
@@ -295,8 +296,7 @@ func (p *evalPage) fillTurn(pos int, t ev.Turn) {
 	case p.typ.Display == ev.LikertTurn:
 		for i, sc := range p.typ.Scales {
 			objs = append(objs, p.scaleRow(pos, i, sc.Question, ta.String(sc.Label), func(v int) {
-				p.ans.SetTurnLikert(pos, t, sc.Label, v)
-				p.changed(pos, sc.Label, strconv.Itoa(v))
+				p.edit(session.Edit{Turn: pos, Kind: session.EditScale, Key: sc.Label, Value: strconv.Itoa(v)})
 			}))
 		}
 	case p.typ.Display == ev.ForeachSelect:
@@ -305,8 +305,7 @@ func (p *evalPage) fillTurn(pos int, t ev.Turn) {
 		objs = append(objs, l)
 		for i, c := range p.typ.Choices {
 			objs = append(objs, p.scaleRow(pos, i, c.Label, ta.String(c.Value), func(v int) {
-				p.ans.SetTurnLikert(pos, t, c.Value, v)
-				p.changed(pos, c.Value, strconv.Itoa(v))
+				p.edit(session.Edit{Turn: pos, Kind: session.EditScale, Key: c.Value, Value: strconv.Itoa(v)})
 			}))
 		}
 	}
@@ -326,8 +325,7 @@ func (p *evalPage) refreshDialogueWidget() {
 	case ev.LikertDialogue:
 		for i, sc := range p.typ.Scales {
 			objs = append(objs, p.scaleRow(-1, i, ev.Substitute(sc.Question, x, y), p.ans.Likert[sc.Label], func(v int) {
-				p.ans.SetDialogueLikert(sc.Label, v)
-				p.changed(-1, sc.Label, strconv.Itoa(v))
+				p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: sc.Label, Value: strconv.Itoa(v)})
 			}))
 		}
 	case ev.Comparative:
@@ -340,8 +338,7 @@ func (p *evalPage) refreshDialogueWidget() {
 			if s == "" {
 				return
 			}
-			p.ans.SetComparative(p.typ, s)
-			p.changed(-1, p.typ.Question, s)
+			p.edit(session.Edit{Turn: -1, Kind: session.EditComparative, Value: s})
 		}
 		p.choices[-1] = nil
 		for _, o := range p.typ.Comparisons {
@@ -359,13 +356,11 @@ func (p *evalPage) refreshDialogueWidget() {
 			sel.PlaceHolder = "1-5"
 			sel.Selected = p.ans.Ratings[c.Label]
 			sel.OnChanged = func(s string) {
-				v, err := strconv.Atoi(s)
-				if err != nil {
+				if _, err := strconv.Atoi(s); err != nil {
 					return
 				}
 				p.setFocus(i)
-				p.ans.SetRating(c.Label, v)
-				p.changed(-1, c.Label, s)
+				p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: c.Label, Value: s})
 			}
 			grid.Add(container.NewBorder(nil, nil, widget.NewLabel(c.Label), nil, sel))
 		}
@@ -378,8 +373,7 @@ func (p *evalPage) refreshDialogueWidget() {
 	p.dialogueBox.Refresh()
 }
 
-func (p *evalPage) changed(turn int, key string, value any) {
-	if p.onAnswer != nil {
-		p.onAnswer(turn, key, value)
-	}
+// edit hands an answer to the session; it reports whether it was taken.
+func (p *evalPage) edit(e session.Edit) bool {
+	return p.onEdit != nil && p.onEdit(e)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -134,40 +135,20 @@ func (p *evalPage) helpLabel(question, x, y string) *widget.Label {
 }
 
 func (p *evalPage) flowClick(pos int, t ev.Turn, c ev.FlowClick) {
-	ta := p.ans.Turn(pos, t)
-	if err := ev.ApplyFlowClick(ta, p.typ.Flow, c); err != nil {
-		return
-	}
-	var v any = c.Answer
-	if c.Kind == ev.ClickUncheck {
-		v = nil
-	}
+	p.edit(session.Edit{Turn: pos, Kind: session.EditFlow, Key: c.Question, Value: c.Answer, Click: c.Kind})
 	p.focusTurn(pos)
-	p.changed(pos, c.Question, v)
-	p.fillTurn(pos, t) // sub-flows appear or go
+	p.fillTurn(pos, t) // sub-flows appear or go (or the refused click is undone)
 }
 
 func (p *evalPage) toggleLabel(pos int, t ev.Turn, value string, on bool) {
-	cur := p.ans.TurnAt(pos).List(p.typ.LabelsKey())
-	var next []string
-	for _, c := range p.typ.Choices { // keep the options' order
-		has := false
-		for _, v := range cur {
-			if v == c.Value {
-				has = true
-			}
-		}
-		if (has && c.Value != value) || (c.Value == value && on) {
-			next = append(next, c.Value)
-		}
+	v := "off"
+	if on {
+		v = "on"
 	}
-	p.ans.SetLabels(p.typ, pos, t, next)
-	var v any
-	if len(next) > 0 {
-		v = next
+	if !p.edit(session.Edit{Turn: pos, Kind: session.EditLabel, Key: value, Value: v}) {
+		p.fillTurn(pos, t) // the refused tick is undone
 	}
 	p.focusTurn(pos)
-	p.changed(pos, p.typ.LabelsKey(), v)
 }
 
 // scaleRow is one 1-5 question: its text, the five choices in a row and the scale's anchors.

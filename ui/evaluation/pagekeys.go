@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 )
 
 // The page's keyboard: which turn has the focus, 1-9 and arrows answer it, Enter goes on.
@@ -173,25 +174,19 @@ func (p *evalPage) answerScale(v int) bool {
 	switch p.typ.Display {
 	case ev.LikertTurn:
 		sc := p.typ.Scales[s.scale]
-		t := p.dp.Turns[s.turn]
-		p.ans.SetTurnLikert(s.turn, t, sc.Label, v)
-		p.changed(s.turn, sc.Label, val)
-		p.fillTurn(s.turn, t)
+		p.edit(session.Edit{Turn: s.turn, Kind: session.EditScale, Key: sc.Label, Value: val})
+		p.fillTurn(s.turn, p.dp.Turns[s.turn])
 	case ev.ForeachSelect:
 		c := p.typ.Choices[s.scale]
-		t := p.dp.Turns[s.turn]
-		p.ans.SetTurnLikert(s.turn, t, c.Value, v)
-		p.changed(s.turn, c.Value, val)
-		p.fillTurn(s.turn, t)
+		p.edit(session.Edit{Turn: s.turn, Kind: session.EditScale, Key: c.Value, Value: val})
+		p.fillTurn(s.turn, p.dp.Turns[s.turn])
 	case ev.LikertDialogue:
 		sc := p.typ.Scales[s.scale]
-		p.ans.SetDialogueLikert(sc.Label, v)
-		p.changed(-1, sc.Label, val)
+		p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: sc.Label, Value: val})
 		p.refreshDialogueWidget()
 	case ev.ForeachSelectDialogue:
 		c := p.typ.Choices[s.scale]
-		p.ans.SetRating(c.Label, v)
-		p.changed(-1, c.Label, val)
+		p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: c.Label, Value: val})
 		p.refreshDialogueWidget()
 	default:
 		return false

@@ -1,8 +1,8 @@
 package evaluation
 
 import (
-	"encoding/json"
-	"fmt"
+	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -12,26 +12,30 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
-// evalSession is the Annotate tab: a participant signs in by id and works through units, page
-// by page; every answer is saved as it is given.
+// evalSession is the Annotate tab: the desktop front end of the study session
+// (engine/evaluation/session). It shows what the session's View describes and hands every
+// click and key to the session, which applies and saves it; the participants' web pages drive
+// the same session.
 type evalSession struct {
 	ws   *Workspace
 	op   *evalProject
 	root *fyne.Container
 	keys *evalKeys
+	core *session.Session
 
+	// What is on show, as the last render saw it.
+	view        session.View
 	participant ev.ParticipantSummary
 	unit        ev.UnitRecord
-	dps         []ev.Datapoint
-	types       [][]*ev.AnnotationType
-	state       *answerState
+	train       *ev.TrainingFlow
 	i, a        int
-	page        *evalPage
-	shownAt     time.Time
 	lastTurn    int
+	page        *evalPage
+	chat        *evalChat
 
 	next         *widget.Button
 	progress     *widget.ProgressBar
@@ -39,14 +43,8 @@ type evalSession struct {
 	pageText     *widget.Label
 	message      *widget.Label
 
-	train *ev.TrainingFlow
-	chat  *evalChat
-	now   func() time.Time
-	// deadline is when the page or chat message on show is due (zero: no limit), limit the
-	// limit in words; timer ends the attempt at the deadline (evaluation_timeout.go).
-	deadline time.Time
-	limit    string
-	timer    *time.Timer
+	// timer ends the attempt at the deadline of what is on show (evaluation_timeout.go).
+	timer *time.Timer
 	// enter is what Enter does on a page without Next (training texts, messages).
 	enter func()
 	// signInEntry is the participant id box while the sign-in page is on show.
@@ -54,12 +52,15 @@ type evalSession struct {
 }
 
 func newEvalSession(w *Workspace, op *evalProject) *evalSession {
-	s := &evalSession{ws: w, op: op, now: time.Now}
+	s := &evalSession{ws: w, op: op, core: session.New(w.store, op.sp)}
 	s.keys = newEvalKeys(s.key)
 	s.root = container.NewStack()
 	s.showSignIn()
 	return s
 }
+
+// setNow sets the session's clock (tests).
+func (s *evalSession) setNow(now func() time.Time) { s.core.Now = now }
 
 // close stops the session's background work (a bot call, exec bots, the deadline's timer).
 func (s *evalSession) close() {
@@ -68,10 +69,10 @@ func (s *evalSession) close() {
 		s.chat.close()
 		s.chat = nil
 	}
+	s.core.Close()
 }
 
 func (s *evalSession) set(o fyne.CanvasObject) {
-	s.disarm()
 	s.enter, s.signInEntry = nil, nil
 	s.root.Objects = []fyne.CanvasObject{s.keys, o}
 	s.root.Refresh()
@@ -93,6 +94,56 @@ func (s *evalSession) fail(err error) {
 	if err != nil {
 		s.ws.showError(err)
 	}
+}
+
+func (s *evalSession) ctx() context.Context { return s.ws.ctx() }
+
+// act runs a session action and shows what follows; an incomplete page or a training page
+// not corrected yet are said on the page, not in a dialog.
+func (s *evalSession) act(err error) {
+	switch {
+	case err == nil, errors.Is(err, session.ErrExpired):
+	case errors.Is(err, session.ErrIncomplete):
+		return
+	case errors.Is(err, session.ErrNotCorrected):
+		if s.pageText != nil {
+			s.pageText.SetText(s.core.View().Notice)
+			s.pageText.Importance = widget.DangerImportance
+			s.pageText.Refresh()
+		}
+		return
+	default:
+		s.fail(err)
+	}
+	s.render()
+}
+
+// render shows what the session has on show.
+func (s *evalSession) render() {
+	v := s.core.View()
+	s.view = v
+	s.participant, s.unit, s.train = s.core.Participant(), s.core.Unit(), s.core.Training()
+	if s.chat != nil && v.Screen != session.ScreenChat {
+		s.chat.close()
+		s.chat = nil
+	}
+	s.page, s.next, s.pageText = nil, nil, nil
+	switch v.Screen {
+	case session.ScreenSignIn:
+		s.showSignIn()
+	case session.ScreenMessage:
+		s.showMessage(v.Text, v.More)
+	case session.ScreenTraining:
+		s.trainingPage(v.Title, v.Text, v.Button)
+	case session.ScreenPage:
+		s.showPage(v)
+	case session.ScreenChat:
+		if s.chat == nil {
+			s.chat = newEvalChat(s)
+		}
+		s.chat.show(v)
+	}
+	s.arm(v.Deadline)
 }
 
 // showSignIn asks for the participant id.
@@ -129,56 +180,31 @@ func (s *evalSession) intro() string {
 }
 
 func (s *evalSession) signIn(name string) {
-	ctx := s.ws.ctx()
-	p, err := s.ws.store.EvalSignIn(ctx, s.op.info.ID, name)
-	if err != nil {
-		s.message.SetText(err.Error())
-		return
+	if err := s.core.SignIn(s.ctx(), name); err != nil {
+		if s.core.Participant().ID == 0 { // refused at the door: say it under the id
+			s.message.SetText(err.Error())
+			return
+		}
+		s.fail(err)
 	}
-	s.participant = p
-	s.continueWork()
+	s.render()
 }
 
-// passedName and blockName are the project's qualification names.
-func (s *evalSession) passedName() string {
-	passed, _ := s.op.p.Settings.QualificationNames(s.op.info.Name)
-	return passed
-}
-
-func (s *evalSession) blockName() string {
-	_, block := s.op.p.Settings.QualificationNames(s.op.info.Name)
-	return block
+// signOut ends the participant's session (everything is saved already).
+func (s *evalSession) signOut() {
+	s.close()
+	s.core.SignOut()
+	s.render()
 }
 
 // continueWork resumes the participant's open unit, or starts the next one.
-func (s *evalSession) continueWork() {
-	ctx := s.ws.ctx()
-	u, ok, err := s.ws.store.EvalOpenUnit(ctx, s.participant.ID)
-	if err != nil {
-		s.fail(err)
-		return
-	}
-	if ok {
-		s.showUnit(u)
-		return
-	}
-	u, refusal, err := assignNextUnit(ctx, s.ws.store, s.op, s.participant, s.passedName(), s.blockName())
-	if err != nil {
-		s.fail(err)
-		return
-	}
-	if refusal != "" {
-		s.showMessage(refusal, false)
-		return
-	}
-	s.showUnit(u)
-}
+func (s *evalSession) continueWork() { s.act(s.core.Continue(s.ctx())) }
 
 // showMessage shows a page of text with Sign out and, when more work may follow, Continue.
 func (s *evalSession) showMessage(text string, more bool) {
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
-	out := widget.NewButton("Sign out", s.showSignIn)
+	out := widget.NewButton("Sign out", s.signOut)
 	buttons := container.NewHBox(out)
 	if more {
 		cont := widget.NewButtonWithIcon("Continue", theme.NavigateNextIcon(), s.continueWork)
@@ -193,38 +219,16 @@ func (s *evalSession) showMessage(text string, more bool) {
 	s.focusKeys()
 }
 
-// showUnit opens a unit at its saved page and turn.
-func (s *evalSession) showUnit(u ev.UnitRecord) {
-	s.close()
-	s.train = nil
-	s.unit = u
-	s.state = newAnswerState(s.participant.Name)
-	if len(u.State) > 0 && string(u.State) != "{}" {
-		if err := json.Unmarshal(u.State, s.state); err != nil {
-			s.fail(fmt.Errorf("unit %d: saved answers: %w", u.ID, err))
-			return
-		}
-	}
-	s.state.WorkerID = s.participant.Name
-	switch u.Kind {
-	case ev.UnitScreening:
-		s.startTraining()
-		return
-	case ev.UnitCollection:
-		s.startChat()
-		return
-	}
-	dps, err := unitDatapoints(s.op.p, u)
-	if err != nil {
-		s.fail(err)
-		return
-	}
-	s.dps, s.types = dps.datapoints, dps.types
-	s.train = nil
-	s.i, s.a = u.LastIndex, u.LastAnnot
-	if s.i >= len(s.dps) {
-		s.i, s.a = len(s.dps)-1, 0
-	}
-	s.lastTurn = u.LastTurn
-	s.showPage()
+// trainingPage is one of the training's text pages with a single button.
+func (s *evalSession) trainingPage(title, text, button string) {
+	t := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	t.SizeName = theme.SizeNameSubHeadingText
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	next := func() { s.act(s.core.Next(s.ctx())) }
+	b := widget.NewButtonWithIcon(button, theme.NavigateNextIcon(), next)
+	b.Importance = widget.HighImportance
+	s.set(container.NewCenter(container.NewGridWrap(fyne.NewSize(640, 260), container.NewVBox(t, l, container.NewHBox(b)))))
+	s.enter = next
+	s.focusKeys()
 }

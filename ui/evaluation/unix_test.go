@@ -50,7 +50,7 @@ func TestEvalExecBotsStopWhenTheWorkspaceIsLeft(t *testing.T) {
 		}
 	}
 	w.session.signIn("chatter")
-	if c := w.session.chat; c == nil || len(c.chat.Current().Messages) != 2 {
+	if c := w.session.chat; c == nil || len(w.session.core.Chat().Current().Messages) != 2 {
 		t.Fatalf("no opening reply: %s", uitest.Texts(w.session.root))
 	}
 	waitFor("the bot's program is not running", func() bool { return len(running()) == 1 })
@@ -61,7 +61,7 @@ func TestEvalExecBotsStopWhenTheWorkspaceIsLeft(t *testing.T) {
 	h.Put(w)
 	w.openProject(w.projects[0].ID)
 	w.session.signIn("chatter")
-	if c := w.session.chat; c == nil || !c.onChat || len(c.chat.Current().Messages) != 2 {
+	if c := w.session.chat; c == nil || !c.onChat || len(w.session.core.Chat().Current().Messages) != 2 {
 		t.Fatalf("the conversation did not resume: %s", uitest.Texts(w.session.root))
 	}
 	w.session.chat.entry.SetText("still there?")

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
@@ -46,6 +47,8 @@ type Workspace struct {
 type evalProject struct {
 	info ev.ProjectSummary
 	p    *ev.Project
+	// sp is the project as study sessions share it.
+	sp *session.Project
 }
 
 // New builds the workspace on store (nil: none is open, and the workspace says so).
@@ -361,7 +364,7 @@ func loadEvalProject(ctx context.Context, st Store, id int64) (*evalProject, err
 	if err != nil {
 		return nil, err
 	}
-	return &evalProject{info: info, p: p}, nil
+	return &evalProject{info: info, p: p, sp: &session.Project{ID: info.ID, Name: info.Name, P: p}}, nil
 }
 
 // openProject shows a project: its session (sign in and annotate), results and setup.

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
 )
@@ -529,25 +530,25 @@ func TestEvalCollectionChat(t *testing.T) {
 	if c == nil || !c.onChat {
 		t.Fatalf("no chat: %s", uitest.Texts(s.root))
 	}
-	first := c.chat.Current().Model
-	if n := len(c.chat.Current().Messages); n != 2 {
+	first := s.core.Chat().Current().Model
+	if n := len(s.core.Chat().Current().Messages); n != 2 {
 		t.Fatalf("opening: %d messages", n)
 	}
 	// Break the bot of the running conversation: its reply fails, is shown, and Retry works
 	// once it is back.
-	c.bots[first] = failingBot{}
+	s.core.SetBot(first, failingBot{})
 	c.entry.SetText("How are you?")
 	uitest.TapButton(t, s.root, "Send")
-	if !strings.Contains(uitest.Texts(s.root), "could not answer") || len(c.chat.Current().Messages) != 3 {
+	if !strings.Contains(uitest.Texts(s.root), "could not answer") || len(s.core.Chat().Current().Messages) != 3 {
 		t.Fatalf("bot failure not shown or conversation lost: %s", uitest.Texts(s.root))
 	}
-	delete(c.bots, first)
+	s.core.SetBot(first, nil)
 	p.Bots[first] = ev.BotSpec{Kind: ev.BotEcho}
 	uitest.TapButton(t, s.root, "Retry")
-	if n := len(c.chat.Current().Messages); n != 4 || !strings.Contains(c.chat.Current().Messages[3].Text, "How are you") {
-		t.Fatalf("after retry: %+v", c.chat.Current().Messages)
+	if n := len(s.core.Chat().Current().Messages); n != 4 || !strings.Contains(s.core.Chat().Current().Messages[3].Text, "How are you") {
+		t.Fatalf("after retry: %+v", s.core.Chat().Current().Messages)
 	}
-	for c.chat.CanSend() {
+	for s.core.Chat().CanSend() {
 		c.entry.SetText("more")
 		uitest.TapButton(t, s.root, "Send")
 	}
@@ -560,7 +561,7 @@ func TestEvalCollectionChat(t *testing.T) {
 		t.Fatalf("no rating page: %s", uitest.Texts(s.root))
 	}
 	finishChatPages(t, s)
-	if !c.onChat || c.chat.Index() != 1 {
+	if s.chat == nil || !s.chat.onChat || s.core.Chat().Index() != 1 {
 		t.Fatalf("second conversation not started")
 	}
 	uitest.TapButton(t, s.root, "END")
@@ -598,7 +599,7 @@ func TestEvalCollectionChat(t *testing.T) {
 
 func finishChatPages(t *testing.T, s *evalSession) {
 	t.Helper()
-	for guard := 0; guard < 10 && s.page != nil && !s.chat.onChat; guard++ {
+	for guard := 0; guard < 10 && s.page != nil && (s.chat == nil || !s.chat.onChat); guard++ {
 		answerPage(t, s, false)
 		s.key(fyne.KeyReturn)
 	}
@@ -692,11 +693,11 @@ func TestEvalCollectionOnlineAnnotation(t *testing.T) {
 	}
 	tick(t, s, 3, "Contradicts itself")
 	u, _ := st.EvalUnit(context.Background(), s.unit.ID)
-	var state answerState
+	var state ev.AnswerState
 	if err := json.Unmarshal(u.State, &state); err != nil {
 		t.Fatal(err)
 	}
-	if got := state.answers(0).TurnAt(3).List("labels_labels"); len(got) != 1 || got[0] != "contra" {
+	if got := state.Dialogue(0).TurnAt(3).List("labels_labels"); len(got) != 1 || got[0] != "contra" {
 		t.Fatalf("stored online answer %v", got)
 	}
 }
@@ -717,25 +718,24 @@ func TestEvalCollectionAssignmentRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	passed, block := op.p.Settings.QualificationNames(op.info.Name)
-	first, refusal, err := assignNextUnit(ctx, st, op, who, passed, block)
+	first, refusal, err := session.AssignNext(ctx, st, op.sp, who)
 	if err != nil || refusal != "" || first.Kind != ev.UnitCollection {
 		t.Fatalf("first session: %+v %q %v", first, refusal, err)
 	}
-	if _, refusal, err := assignNextUnit(ctx, st, op, who, passed, block); err != nil || !strings.Contains(refusal, "too many units open") {
+	if _, refusal, err := session.AssignNext(ctx, st, op.sp, who); err != nil || !strings.Contains(refusal, "too many units open") {
 		t.Fatalf("a second session while one is open (allowed_concurrent 1): refusal %q, %v", refusal, err)
 	}
 	if err := st.CompleteEvalUnit(ctx, first.ID, first.State, json.RawMessage(`{}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	second, refusal, err := assignNextUnit(ctx, st, op, who, passed, block)
+	second, refusal, err := session.AssignNext(ctx, st, op.sp, who)
 	if err != nil || refusal != "" || second.ID == first.ID {
 		t.Fatalf("second session: %+v %q %v", second, refusal, err)
 	}
 	if err := st.CompleteEvalUnit(ctx, second.ID, second.State, json.RawMessage(`{}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, refusal, err := assignNextUnit(ctx, st, op, who, passed, block); err != nil || !strings.Contains(refusal, "maximum of 2 units") {
+	if _, refusal, err := session.AssignNext(ctx, st, op.sp, who); err != nil || !strings.Contains(refusal, "maximum of 2 units") {
 		t.Fatalf("a third session (maximum_units_per_worker 2): refusal %q, %v", refusal, err)
 	}
 }
@@ -753,7 +753,7 @@ func TestEvalPageTimeLimit(t *testing.T) {
 	ctx := context.Background()
 	s := w.session
 	var late time.Duration
-	s.now = func() time.Time { return time.Now().Add(late) }
+	s.setNow(func() time.Time { return time.Now().Add(late) })
 	s.signIn("slow")
 	if s.page == nil || !strings.Contains(s.pageText.Text, "(1 minute per page)") {
 		t.Fatalf("the page does not say when it is due: %s", uitest.Texts(s.root))
@@ -805,7 +805,7 @@ func TestEvalChatReplyLimit(t *testing.T) {
 	ctx := context.Background()
 	s := w.session
 	var late time.Duration
-	s.now = func() time.Time { return time.Now().Add(late) }
+	s.setNow(func() time.Time { return time.Now().Add(late) })
 	s.signIn("chatter")
 	c := s.chat
 	if c == nil || !c.onChat || !strings.Contains(c.status.Text, "30 seconds per message") {
@@ -814,7 +814,7 @@ func TestEvalChatReplyLimit(t *testing.T) {
 	unit := s.unit.ID
 	c.entry.SetText("in time")
 	uitest.TapButton(t, s.root, "Send")
-	if n := len(c.chat.Current().Messages); n != 4 {
+	if n := len(s.core.Chat().Current().Messages); n != 4 {
 		t.Fatalf("%d messages after a message in time", n)
 	}
 	late = time.Minute
@@ -920,34 +920,6 @@ func TestEvalDashboardFitsTheDefaultWindow(t *testing.T) {
 	importExample(t, w)
 	if got := w.dash.root.MinSize().Width; got > 1000 {
 		t.Fatalf("Results tab needs %.0f px of width; the default window is 1200 px with the navigation", got)
-	}
-}
-
-// The answer state keeps the keys a session adds in one place: what is read back is written
-// out again, a key deleted after a resume stays deleted, and mistakes are set and cleared.
-func TestEvalAnswerStateExtraKeys(t *testing.T) {
-	in := `{"workerId":"w","lastIndex":1,"lastAnnot":0,"0":{"subtask_index":0,"data":{}},"mistakes":[[3]],"training":{"step":"x"}}`
-	var st answerState
-	if err := json.Unmarshal([]byte(in), &st); err != nil {
-		t.Fatal(err)
-	}
-	out, err := json.Marshal(&st)
-	if err != nil || string(out) != in {
-		t.Fatalf("round trip\n%s\n%s (%v)", out, in, err)
-	}
-	delete(st.Extra, "training")
-	st.setMistakes([][]int{{1, 2}})
-	st.Extra["success"] = json.RawMessage(`true`)
-	out, _ = json.Marshal(&st)
-	if want := `{"workerId":"w","lastIndex":1,"lastAnnot":0,"0":{"subtask_index":0,"data":{}},"mistakes":[[1,2]],"success":true}`; string(out) != want {
-		t.Fatalf("after a resume\n%s\n%s", out, want)
-	}
-	st.setMistakes(nil)
-	if out, _ = json.Marshal(&st); strings.Contains(string(out), "mistakes") {
-		t.Fatalf("mistakes cleared: %s", out)
-	}
-	if out, _ = json.Marshal(newAnswerState("v")); string(out) != `{"workerId":"v","lastIndex":0,"lastAnnot":0}` {
-		t.Fatalf("new state: %s", out)
 	}
 }
 

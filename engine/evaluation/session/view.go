@@ -1,0 +1,132 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+)
+
+// View is what a front end shows: the screen and, per screen, its content.
+type View struct {
+	Screen      Screen
+	Participant string
+	// Title, Text and Button are a message's or training page's; More says whether a
+	// message offers Continue.
+	Title, Text, Button string
+	More                bool
+	// Notice warns about the page on show (not corrected yet, a bot that failed).
+	Notice string
+	// Page is the page on show (ScreenPage; also the online annotation of a chat).
+	Page *Page
+	// Chat is the conversation on show (ScreenChat).
+	Chat *ChatView
+	// Deadline is when what is on show is due (zero: no limit); Limit says the limit in words.
+	Deadline time.Time
+	Limit    string
+}
+
+// Page is a page of a unit: one dialogue (a pair for comparative types) with one annotation
+// type, the answers given so far, and where the participant is.
+type Page struct {
+	Datapoint *ev.Datapoint
+	Type      *ev.AnnotationType
+	// Answers is the dialogue's answer object (edited by Apply).
+	Answers *ev.Answers
+	// Positions are the annotatable turns.
+	Positions []int
+	// Collection is true for a page about a collected conversation (speaker names differ,
+	// comparative pairs are shown the other way round).
+	Collection bool
+	// Training is true on a training page.
+	Training bool
+	// Feedback is the turn under correction on a training feedback page (-1: none); only it
+	// takes answers. Explanation and Correct are its explanation and correct selection.
+	Feedback    int
+	Explanation string
+	Correct     *ev.Truth
+	// Dialogue and Dialogues, Annot and Annots place the page in its unit.
+	Dialogue, Dialogues, Annot, Annots int
+	// Turn is the turn the participant was last on (-1: none yet).
+	Turn int
+	// Progress is the page's place in words ("Dialogue 1 of 2, question 1 of 1") or the
+	// training's message.
+	Progress string
+	// Last is true on the unit's last page (its button is Submit).
+	Last bool
+}
+
+// Editable says whether a turn takes answers (on a feedback page only the mistaken one).
+func (p *Page) Editable(pos int) bool { return p.Feedback < 0 || p.Feedback == pos }
+
+// Complete says whether the page's questions are answered as the type requires.
+func (p *Page) Complete() bool {
+	if p.Feedback >= 0 {
+		return true // checked on Next, with a message, as the original does
+	}
+	ok, _ := ev.IsComplete(p.Type, p.Answers, p.Positions)
+	return ok
+}
+
+// NextLabel is the page's button: Submit on a unit's last page, else Next.
+func (p *Page) NextLabel() string {
+	if p.Last {
+		return "Submit"
+	}
+	return "Next"
+}
+
+// View describes what the session has on show.
+func (s *Session) View() View {
+	v := View{Screen: s.screen, Participant: s.participant.Name, Title: s.title, Text: s.text,
+		Button: s.button, More: s.more, Notice: s.notice, Deadline: s.deadline, Limit: s.limit}
+	switch s.screen {
+	case ScreenPage:
+		v.Page = s.Page()
+	case ScreenChat:
+		v.Chat = s.chat.view()
+		v.Page = s.Page()
+	}
+	return v
+}
+
+// Page is the page on show, nil when none (the online annotation page during a chat).
+func (s *Session) Page() *Page {
+	if s.screen == ScreenChat {
+		if s.chat == nil {
+			return nil
+		}
+		return s.chat.onlinePage()
+	}
+	if s.screen != ScreenPage || s.i >= len(s.dps) || s.a >= len(s.types[s.i]) {
+		return nil
+	}
+	p := &Page{Datapoint: &s.dps[s.i], Type: s.types[s.i][s.a], Answers: s.state.Dialogue(s.i),
+		Collection: s.project.P.Settings.CollectDialogue, Training: s.train != nil, Feedback: -1,
+		Dialogue: s.i, Dialogues: len(s.types), Annot: s.a, Annots: len(s.types[s.i]), Turn: s.lastTurn}
+	if p.Type.Display.TurnLevel() {
+		p.Positions = p.Type.Positions(len(p.Datapoint.Turns))
+	} else {
+		p.Positions = []int{}
+	}
+	if s.train != nil {
+		p.Progress = s.train.Message()
+		if s.train.Step == ev.StepFeedback {
+			if pos, why, correct, ok := s.train.FeedbackTurn(); ok {
+				p.Feedback, p.Explanation, p.Correct = pos, why, correct
+			}
+		}
+	} else {
+		p.Progress = ev.ProgressText(s.i, len(s.types), s.a, len(s.types[s.i]))
+		p.Last = s.lastPage() && (s.chat == nil || s.chat.chat.Done())
+	}
+	return p
+}
+
+// Due tells the participant when what is on show is due ("" without a limit).
+func (v View) Due() string {
+	if v.Deadline.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("Due by %s (%s).", v.Deadline.Local().Format("15:04:05"), v.Limit)
+}
