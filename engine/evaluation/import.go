@@ -129,7 +129,7 @@ func readYAMLConf(path, rel, taskDir string, rep *ImportReport) (*yamlConf, erro
 						dst[sv.Content[m].Value] = sv.Content[m+1]
 					}
 				case "architect":
-					rep.add(Ignored, rel, "mephisto.architect", "web server address and port (the app needs no server)")
+					rep.add(Ignored, rel, "mephisto.architect", "%s", architectReason(sv))
 				case "provider":
 					rep.add(Ignored, rel, "mephisto.provider", "crowd provider (the app runs locally)")
 				case "log_level":
@@ -851,4 +851,22 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// architectReason reports the original's server address (hostname, port) and why it is not
+// used: `agentdesk eval serve --addr` (or the workspace's Serve) decides where a study listens.
+func architectReason(n *yaml.Node) string {
+	var parts []string
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; k == "hostname" || k == "port" {
+				parts = append(parts, k+" "+n.Content[i+1].Value)
+			}
+		}
+	}
+	where := ""
+	if len(parts) > 0 {
+		where = " (" + strings.Join(parts, ", ") + ")"
+	}
+	return "web server address and port" + where + ": the address given to eval serve --addr (default 127.0.0.1:3008) decides"
 }

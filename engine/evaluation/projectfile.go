@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -34,6 +35,8 @@ type tomlSettings struct {
 	TaskName                  string     `toml:"task_name,omitempty"`
 	TaskTitle                 string     `toml:"task_title,omitempty"`
 	TaskDescription           string     `toml:"task_description,omitempty"`
+	CompletionCode            string     `toml:"completion_code,omitempty"`
+	CompletionURL             string     `toml:"completion_url,omitempty"`
 	ExternalAnnotations       bool       `toml:"static_annotation"`
 	CollectDialogue           bool       `toml:"collect_dialogue"`
 	DefaultUnits              int        `toml:"default_units"`
@@ -254,6 +257,7 @@ func MarshalProject(p *Project) ([]byte, error) {
 	s := p.Settings
 	tp := tomlProject{Format: ProjectFormat, Name: p.Name, Units: p.Units, Bots: p.Bots,
 		Settings: tomlSettings{TaskName: s.TaskName, TaskTitle: s.TaskTitle, TaskDescription: s.TaskDescription,
+			CompletionCode: s.CompletionCode, CompletionURL: s.CompletionURL,
 			ExternalAnnotations: s.ExternalAnnotations, CollectDialogue: s.CollectDialogue, DefaultUnits: s.DefaultUnits,
 			AnnotationDurationSeconds: s.AnnotationDurationSeconds, RandomSeed: s.RandomSeed, Grading: s.Grading.String(),
 			AllowedConcurrent: s.AllowedConcurrent, MaximumUnitsPerWorker: s.MaximumUnitsPerWorker,
@@ -319,6 +323,7 @@ func UnmarshalProject(data []byte, file string) (*Project, error) {
 	}
 	p := &Project{Name: tp.Name, Units: tp.Units, Bots: tp.Bots,
 		Settings: Settings{TaskName: ts.TaskName, TaskTitle: ts.TaskTitle, TaskDescription: ts.TaskDescription,
+			CompletionCode: ts.CompletionCode, CompletionURL: ts.CompletionURL,
 			ExternalAnnotations: ts.ExternalAnnotations, CollectDialogue: ts.CollectDialogue, DefaultUnits: ts.DefaultUnits,
 			AnnotationDurationSeconds: ts.AnnotationDurationSeconds, RandomSeed: ts.RandomSeed, Grading: grading,
 			AllowedConcurrent: ts.AllowedConcurrent, MaximumUnitsPerWorker: ts.MaximumUnitsPerWorker,
@@ -371,6 +376,12 @@ func UnmarshalProject(data []byte, file string) (*Project, error) {
 // unique type names, every datapoint's types defined, units for every bundle, a training of
 // exactly three dialogues on a defined type, bots for every condition.
 func (p *Project) Validate() error {
+	if u := p.Settings.CompletionURL; u != "" {
+		parsed, err := url.Parse(u)
+		if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
+			return fmt.Errorf("completion_url %q: not an http(s) address", u)
+		}
+	}
 	names := map[string]bool{}
 	for _, t := range p.Types {
 		if t.Name == "" {

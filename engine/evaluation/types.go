@@ -291,6 +291,11 @@ type Settings struct {
 	TaskName        string
 	TaskTitle       string
 	TaskDescription string
+	// CompletionCode is shown to a participant who finished everything (a crowdsourcing
+	// site's completion code); CompletionURL, when set, is where the page then sends them
+	// (the site's completion link). The app's own settings: the original had neither.
+	CompletionCode string
+	CompletionURL  string
 
 	// ExternalAnnotations selects static annotation of the project's dialogues.
 	ExternalAnnotations bool

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
@@ -198,51 +197,7 @@ func anchors(details map[string]string) string {
 	return s
 }
 
-// describeTruth writes a truth as the answers to give, in the words the page shows: ticked
-// boxes by their label (a checkbox question's key is never shown), radio questions with their
-// answer, multiselect values by their labels.
+// describeTruth writes a truth as the answers to give, in the words the page shows.
 func (p *evalPage) describeTruth(t *ev.Truth, pos int) string {
-	if t == nil {
-		return ""
-	}
-	if t.IsEmpty() {
-		return "Nothing ticked or chosen on this turn."
-	}
-	x, y := ev.FlowSpeakers(p.dp.Turns[pos].AgentIdx())
-	var lines []string
-	for _, e := range t.Entries {
-		q := p.typ.Flow.Find(e.Key)
-		switch v := e.Value.(type) {
-		case string:
-			switch {
-			case q != nil && q.Checkbox && v == "":
-				for _, a := range q.Answers {
-					lines = append(lines, "Leave unticked: "+ev.Substitute(a.Text, x, y))
-				}
-			case q != nil && q.Checkbox:
-				lines = append(lines, "Tick: "+ev.Substitute(v, x, y))
-			case v == "":
-				lines = append(lines, "Leave unanswered: "+ev.Substitute(e.Key, x, y))
-			default:
-				lines = append(lines, ev.Substitute(e.Key, x, y)+" → "+ev.Substitute(v, x, y))
-			}
-		case []string:
-			var labels []string
-			for _, val := range v {
-				label := val
-				for _, c := range p.typ.Choices {
-					if c.Value == val {
-						label = c.Label
-					}
-				}
-				labels = append(labels, label)
-			}
-			if len(labels) == 0 {
-				lines = append(lines, "Select nothing.")
-			} else {
-				lines = append(lines, "Select: "+strings.Join(labels, ", "))
-			}
-		}
-	}
-	return strings.Join(lines, "\n")
+	return session.DescribeTruth(p.typ, p.dp, t, pos)
 }

@@ -719,23 +719,23 @@ func TestEvalCollectionAssignmentRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, refusal, err := session.AssignNext(ctx, st, op.sp, who)
-	if err != nil || refusal != "" || first.Kind != ev.UnitCollection {
+	if err != nil || refusal != nil || first.Kind != ev.UnitCollection {
 		t.Fatalf("first session: %+v %q %v", first, refusal, err)
 	}
-	if _, refusal, err := session.AssignNext(ctx, st, op.sp, who); err != nil || !strings.Contains(refusal, "too many units open") {
+	if _, refusal, err := session.AssignNext(ctx, st, op.sp, who); err != nil || refusal == nil || !strings.Contains(refusal.Message, "too many units open") {
 		t.Fatalf("a second session while one is open (allowed_concurrent 1): refusal %q, %v", refusal, err)
 	}
 	if err := st.CompleteEvalUnit(ctx, first.ID, first.State, json.RawMessage(`{}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	second, refusal, err := session.AssignNext(ctx, st, op.sp, who)
-	if err != nil || refusal != "" || second.ID == first.ID {
+	if err != nil || refusal != nil || second.ID == first.ID {
 		t.Fatalf("second session: %+v %q %v", second, refusal, err)
 	}
 	if err := st.CompleteEvalUnit(ctx, second.ID, second.State, json.RawMessage(`{}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, refusal, err := session.AssignNext(ctx, st, op.sp, who); err != nil || !strings.Contains(refusal, "maximum of 2 units") {
+	if _, refusal, err := session.AssignNext(ctx, st, op.sp, who); err != nil || refusal == nil || !strings.Contains(refusal.Message, "maximum of 2 units") {
 		t.Fatalf("a third session (maximum_units_per_worker 2): refusal %q, %v", refusal, err)
 	}
 }

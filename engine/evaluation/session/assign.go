@@ -92,52 +92,52 @@ func UnitKey(u ev.UnitRecord) ev.UnitKey {
 }
 
 // AssignNext gives a participant their next unit by the engine's first-fit rules and reserves
-// it in the store; refusal is the participant-facing reason when there is none. Sessions call
-// it under the project's lock (Session.Continue).
-func AssignNext(ctx context.Context, st Store, p *Project, who ev.ParticipantSummary) (ev.UnitRecord, string, error) {
+// it in the store; refusal is the reason when there is none. Sessions call it under the
+// project's lock (Session.Continue).
+func AssignNext(ctx context.Context, st Store, p *Project, who ev.ParticipantSummary) (ev.UnitRecord, *ev.Refusal, error) {
 	state, units, err := AssignmentState(ctx, st, p)
 	if err != nil {
-		return ev.UnitRecord{}, "", err
+		return ev.UnitRecord{}, nil, err
 	}
 	initial, _ := json.Marshal(newAnswerState(who.Name))
 	a, err := ev.NextUnit(p.P, state, who.Name)
 	var refusal *ev.Refusal
 	if errors.As(err, &refusal) {
-		return ev.UnitRecord{}, refusal.Message, nil
+		return ev.UnitRecord{}, refusal, nil
 	}
 	if err != nil {
-		return ev.UnitRecord{}, "", err
+		return ev.UnitRecord{}, nil, err
 	}
 	k := a.Unit
 	switch {
 	case k.IsScreening():
 		u, err := st.EvalAssign(ctx, p.ID, who.ID, 0, ev.UnitScreening, ev.ScreeningIndex, nil, initial)
-		return u, "", err
+		return u, nil, err
 	case k.IsGold():
 		if k.Bundle < 0 || k.Bundle >= len(p.P.Gold) {
-			return ev.UnitRecord{}, "", fmt.Errorf("gold unit %d: the project has %d gold bundles", k.Bundle, len(p.P.Gold))
+			return ev.UnitRecord{}, nil, fmt.Errorf("gold unit %d: the project has %d gold bundles", k.Bundle, len(p.P.Gold))
 		}
 		g := k.Bundle
 		order := ev.NewUnitOrder(p.P.Gold[g], 0, false)
 		order.Gold = &g
 		shown, _ := json.Marshal(order)
 		u, err := st.EvalAssign(ctx, p.ID, who.ID, 0, ev.UnitGold, ev.GoldIndex, shown, initial)
-		return u, "", err
+		return u, nil, err
 	}
 	for _, u := range units {
 		if u.Kind == ev.UnitCollection && UnitKey(u) == k {
 			got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitCollection, u.Index, nil, initial)
-			return got, "", err
+			return got, nil, err
 		}
 		if u.Kind == ev.UnitTask && u.Position == k.Bundle && u.Index == k.Index {
 			seed := ev.UnitSeed(p.P.Settings.RandomSeed, k)
 			order := ev.NewUnitOrder(p.P.Bundles[k.Bundle], seed, true)
 			shown, _ := json.Marshal(order)
 			got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitTask, u.Index, shown, initial)
-			return got, "", err
+			return got, nil, err
 		}
 	}
-	return ev.UnitRecord{}, "", fmt.Errorf("unit %v is not in the store", k)
+	return ev.UnitRecord{}, nil, fmt.Errorf("unit %v is not in the store", k)
 }
 
 // UnitDatapoints reads a unit's bundle (a gold unit's from the project's gold data) and

@@ -99,6 +99,8 @@ type Session struct {
 	// may give more work.
 	title, text, button string
 	more                bool
+	// refusal is the code of the reason a message gives no more work (ev.Refuse…).
+	refusal string
 	// notice is a warning about the page on show ("not corrected yet", a bot failure).
 	notice string
 	// deadline is when the page or chat message on show is due (zero: no limit), limit the
@@ -161,8 +163,9 @@ func (s *Session) Continue(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if refusal != "" {
-		s.showMessage("", refusal, false)
+	if refusal != nil {
+		s.showMessage("", refusal.Message, false)
+		s.refusal = refusal.Code
 		return nil
 	}
 	return s.openUnit(ctx, u)
@@ -171,19 +174,19 @@ func (s *Session) Continue(ctx context.Context) error {
 // nextUnit is the participant's open unit or, with none, a new one. Assignments of a project
 // are made one at a time (its lock), so that requests arriving together (two browsers of one
 // participant, many participants at once) never give anyone two units of one assignment.
-func (s *Session) nextUnit(ctx context.Context) (ev.UnitRecord, string, error) {
+func (s *Session) nextUnit(ctx context.Context) (ev.UnitRecord, *ev.Refusal, error) {
 	s.project.assign.Lock()
 	defer s.project.assign.Unlock()
 	u, ok, err := s.st.EvalOpenUnit(ctx, s.participant.ID)
 	if err != nil || ok {
-		return u, "", err
+		return u, nil, err
 	}
 	return AssignNext(ctx, s.st, s.project, s.participant)
 }
 
 func (s *Session) showMessage(title, text string, more bool) {
 	s.Close()
-	s.screen, s.title, s.text, s.more = ScreenMessage, title, text, more
+	s.screen, s.title, s.text, s.more, s.refusal = ScreenMessage, title, text, more, ""
 	s.train, s.notice = nil, ""
 	s.disarm()
 }

@@ -15,6 +15,9 @@ type View struct {
 	// message offers Continue.
 	Title, Text, Button string
 	More                bool
+	// Refusal is the code of the reason a message gives no more work (ev.RefuseNoMoreWork,
+	// ev.RefuseNotEligible, …), "" on other messages.
+	Refusal string
 	// Notice warns about the page on show (not corrected yet, a bot that failed).
 	Notice string
 	// Page is the page on show (ScreenPage; also the online annotation of a chat).
@@ -79,7 +82,7 @@ func (p *Page) NextLabel() string {
 // View describes what the session has on show.
 func (s *Session) View() View {
 	v := View{Screen: s.screen, Participant: s.participant.Name, Title: s.title, Text: s.text,
-		Button: s.button, More: s.more, Notice: s.notice, Deadline: s.deadline, Limit: s.limit}
+		Button: s.button, More: s.more, Refusal: s.refusal, Notice: s.notice, Deadline: s.deadline, Limit: s.limit}
 	switch s.screen {
 	case ScreenPage:
 		v.Page = s.Page()
