@@ -6,19 +6,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-)
 
-// EvalServing is what serving a project to browsers keeps: the secret that signs its links
-// and forms, and the generation of its study link.
-type EvalServing struct {
-	Secret          []byte
-	StudyGeneration int
-}
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+)
 
 // EvalServing returns a project's serving secret and study link generation, making the secret
 // (32 random bytes) on first use.
-func (s *Store) EvalServing(ctx context.Context, projectID int64) (EvalServing, error) {
-	var out EvalServing
+func (s *Store) EvalServing(ctx context.Context, projectID int64) (ev.Serving, error) {
+	var out ev.Serving
 	err := s.db.QueryRowContext(ctx, `SELECT secret, study_generation FROM eval_serving WHERE project_id = ?`, projectID).
 		Scan(&out.Secret, &out.StudyGeneration)
 	if err == nil {
@@ -64,20 +59,13 @@ func (s *Store) RevokeEvalStudyLink(ctx context.Context, projectID int64) (int, 
 	return gen, err
 }
 
-// EvalLink is what the store keeps of a participant's links: their generation and, for a
-// participant who came through the study link, the browser they are bound to.
-type EvalLink struct {
-	Generation int
-	Browser    string
-}
-
 // EvalLink returns a participant's link record (generation 0 and no browser when none).
-func (s *Store) EvalLink(ctx context.Context, projectID int64, participant string) (EvalLink, error) {
-	var l EvalLink
+func (s *Store) EvalLink(ctx context.Context, projectID int64, participant string) (ev.LinkRecord, error) {
+	var l ev.LinkRecord
 	err := s.db.QueryRowContext(ctx, `SELECT generation, browser FROM eval_links WHERE project_id = ? AND participant = ?`,
 		projectID, participant).Scan(&l.Generation, &l.Browser)
 	if errors.Is(err, sql.ErrNoRows) {
-		return EvalLink{}, nil
+		return ev.LinkRecord{}, nil
 	}
 	return l, err
 }

@@ -154,3 +154,18 @@ type ImportedAttempt struct {
 	// Grant are the qualifications the attempt gives (the screening's passed or block).
 	Grant map[string]int
 }
+
+// Serving is what serving a project to browsers keeps in the store: the secret that signs its
+// links and forms, and the generation of its study link (raised to revoke it).
+type Serving struct {
+	Secret          []byte
+	StudyGeneration int
+}
+
+// LinkRecord is what the store keeps of a participant's links: their generation (raised to
+// revoke them) and, for a participant who came through the study link, a hash of the browser
+// they are bound to.
+type LinkRecord struct {
+	Generation int
+	Browser    string
+}

@@ -185,3 +185,37 @@ func UnitDatapoints(p *ev.Project, u ev.UnitRecord) ([]ev.Datapoint, [][]*ev.Ann
 	}
 	return outDps, outTypes, nil
 }
+
+// PreviewNext names the assignment a participant would be given next (their open unit when
+// they hold one), without reserving anything: "screening", "gold-<bundle>", or
+// "<bundle>-<slot>" (1-based), and "" when the project has no unit for them.
+func PreviewNext(ctx context.Context, st Store, p *Project, who string) (string, error) {
+	state, units, err := AssignmentState(ctx, st, p)
+	if err != nil {
+		return "", err
+	}
+	for _, u := range units {
+		if u.Participant == who && u.Status == ev.UnitAssigned {
+			return keyName(UnitKey(u), u.Kind), nil
+		}
+	}
+	a, err := ev.NextUnit(p.P, state, who)
+	var refusal *ev.Refusal
+	if errors.As(err, &refusal) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return keyName(a.Unit, ""), nil
+}
+
+func keyName(k ev.UnitKey, kind string) string {
+	switch {
+	case k.IsScreening() || kind == ev.UnitScreening:
+		return "screening"
+	case k.IsGold() || kind == ev.UnitGold:
+		return fmt.Sprintf("gold-%d", k.Bundle+1)
+	}
+	return fmt.Sprintf("%d-%d", k.Bundle+1, k.Index+1)
+}
