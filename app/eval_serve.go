@@ -223,4 +223,3 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 		return nil
 	}
 }
-

@@ -130,7 +130,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	s.renderError(w, status, msg)
 }
 
-func wantsJSON(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), "application/json") }
+func wantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
 
 // servePage is the participant's link: their page as it is now.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
