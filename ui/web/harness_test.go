@@ -2,10 +2,10 @@ package web
 
 import (
 	"context"
-	"net"
-	"html"
 	"encoding/json"
+	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
