@@ -9,8 +9,10 @@ set -euo pipefail
 build_pkgs=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev
   libxi-dev libxxf86vm-dev libxext-dev libxrender-dev libfreetype-dev libjpeg-dev)
 # openbox, wmctrl, x11-apps (xwd) and imagemagick: the UI tour's window manager, close request
-# and screenshots (scripts/ui-tour.sh)
-test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy-microhei openbox wmctrl x11-apps imagemagick)
+# and screenshots (scripts/ui-tour.sh); chromium: the study pages' tests in a real browser
+# (ui/web, driven with chromedp)
+test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy-microhei openbox wmctrl x11-apps imagemagick
+  chromium)
 package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
 windows_pkgs=(gcc-mingw-w64-x86-64-posix)
 go_pkgs=(golang-go ca-certificates git)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 )
 
@@ -118,6 +119,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusConflict, "please answer every question on this page first"
 	case errors.Is(err, session.ErrNotCorrected):
 		status, msg = http.StatusConflict, "not corrected yet: your answers on the highlighted turn still differ from the correct selection"
+	case errors.Is(err, session.ErrUnanswered), errors.Is(err, session.ErrEmptyMessage), errors.Is(err, session.ErrNoChat),
+		errors.Is(err, ev.ErrChatState):
+		status, msg = http.StatusConflict, err.Error()
 	case errors.Is(err, context.Canceled):
 		return
 	default:
@@ -264,7 +268,8 @@ func isParticipantError(err error) bool {
 	var ee *session.EditError
 	var he *httpError
 	return errors.As(err, &ee) || errors.As(err, &he) || errors.Is(err, session.ErrIncomplete) ||
-		errors.Is(err, session.ErrNotCorrected) || errors.Is(err, session.ErrNoChat)
+		errors.Is(err, session.ErrNotCorrected) || errors.Is(err, session.ErrNoChat) || errors.Is(err, session.ErrUnanswered) ||
+		errors.Is(err, session.ErrEmptyMessage) || errors.Is(err, ev.ErrChatState)
 }
 
 // startReply asks the bot for its owed reply in the background (the page asks for its

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 )
@@ -324,5 +325,51 @@ func TestManyParticipantsAtOnce(t *testing.T) {
 	}
 	if len(held) == 0 {
 		t.Fatal("nobody got a unit")
+	}
+}
+
+// waitFor asks for the page until cond holds (a bot's reply comes in the background).
+func (c *client) waitFor(t *testing.T, what string, cond func(string) bool) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if cond(c.open()) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s:\n%s", what, c.page)
+}
+
+// A collection unit by the link: the bot's replies come without a reload, online answers gate
+// the text box, END leads to the ratings, and the unit is submitted.
+func TestChatWithTheEchoBot(t *testing.T) {
+	h := serveExample(t, "collect", func(p *ev.Project) {
+		p.Bots["botA"] = ev.BotSpec{Kind: ev.BotEcho}
+		p.Bots["botB"] = ev.BotSpec{Kind: ev.BotEcho}
+		p.Settings.OnlineAnnotation = "labels"
+	})
+	c := h.participant("chatter")
+	c.open()
+	c.waitFor(t, "no opening reply", func(p string) bool { return strings.Contains(p, `data-turn="1"`) && !strings.Contains(p, "typing") })
+	if !strings.Contains(c.page, "Answer the question under your partner") || !strings.Contains(c.page, `placeholder="Type your message" disabled`) {
+		t.Fatalf("the text box is open before the bot's message is annotated:\n%s", c.page)
+	}
+	if status, _ := c.post(vals("do", "send", "text", "too early")); status == http.StatusOK {
+		t.Fatal("a message was taken before the bot's message was annotated")
+	}
+	c.open()
+	c.do(c.firstChoice())
+	c.do(vals("do", "send", "text", "Tell me about <b>rivers</b>"))
+	c.waitFor(t, "no reply to the message", func(p string) bool { return strings.Contains(p, `data-turn="3"`) && !strings.Contains(p, `id="typing"`) })
+	if !strings.Contains(c.page, "Tell me about &lt;b&gt;rivers&lt;/b&gt;") {
+		t.Fatalf("the message is not shown as text:\n%s", c.page)
+	}
+	convs, err := h.st.EvalConversations(context.Background(), func() int64 {
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		return h.srv.people["chatter"].sess.Unit().ID
+	}())
+	if err != nil || len(convs) != 1 || len(convs[0].Turns) != 4 {
+		t.Fatalf("stored conversation: %+v %v", convs, err)
 	}
 }

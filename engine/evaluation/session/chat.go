@@ -225,8 +225,15 @@ func (c *chatSession) onlineAnswered() bool {
 	return ev.OnlineAnswered(t, c.s.state.Dialogue(c.chat.Index()).TurnAt(last))
 }
 
-// ErrNoChat is returned by a chat action when no conversation is on show.
-var ErrNoChat = errors.New("no conversation is on show")
+// Refusals of chat actions.
+var (
+	// ErrNoChat: no conversation is on show.
+	ErrNoChat = errors.New("no conversation is on show")
+	// ErrUnanswered: the online question under the bot's last message waits for its answer.
+	ErrUnanswered = errors.New("answer the question under your partner's last message first")
+	// ErrEmptyMessage: a message with nothing in it.
+	ErrEmptyMessage = errors.New("the message is empty")
+)
 
 // Send adds the participant's message to the conversation and saves it; the bot's reply is
 // asked next (Reply or StartReply).
@@ -239,11 +246,11 @@ func (s *Session) Send(ctx context.Context, text string) error {
 		return ErrExpired
 	}
 	if !c.onlineAnswered() {
-		return errors.New("answer the question under your partner's last message first")
+		return ErrUnanswered
 	}
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return errors.New("the message is empty")
+		return ErrEmptyMessage
 	}
 	if err := c.chat.Send(text); err != nil {
 		return err
@@ -267,7 +274,7 @@ func (s *Session) End(ctx context.Context) error {
 		return ErrExpired
 	}
 	if !c.onlineAnswered() {
-		return errors.New("answer the question under your partner's last message first")
+		return ErrUnanswered
 	}
 	if _, err := c.chat.End(); err != nil {
 		return err
