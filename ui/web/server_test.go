@@ -360,7 +360,9 @@ func TestChatWithTheEchoBot(t *testing.T) {
 	c.open()
 	c.do(c.firstChoice())
 	c.do(vals("do", "send", "text", "Tell me about <b>rivers</b>"))
-	c.waitFor(t, "no reply to the message", func(p string) bool { return strings.Contains(p, `data-turn="3"`) && !strings.Contains(p, `id="typing"`) })
+	c.waitFor(t, "no reply to the message", func(p string) bool {
+		return strings.Contains(p, `data-turn="3"`) && !strings.Contains(p, `id="typing"`)
+	})
 	if !strings.Contains(c.page, "Tell me about &lt;b&gt;rivers&lt;/b&gt;") {
 		t.Fatalf("the message is not shown as text:\n%s", c.page)
 	}
