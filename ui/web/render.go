@@ -187,7 +187,9 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 		d.DeadlineMs = v.Deadline.UnixMilli()
 	}
 	act := actCtx{Query: d.Query, Form: d.Form, At: d.At}
+	done := 0
 	if sum, err := s.opts.Store.EvalParticipant(ctx, s.opts.Project.ID, p.sess.Participant().ID); err == nil {
+		done = sum.Done
 		d.Progress = fmt.Sprintf("Units done: %d", sum.Done)
 	}
 	switch v.Screen {
@@ -195,7 +197,9 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 		m := &messageData{Act: act, Title: v.Title, Text: v.Text, More: v.More}
 		switch v.Refusal {
 		case ev.RefuseNoMoreWork, ev.RefuseMaxUnits:
-			m.Done, m.Code, m.URL = true, st.CompletionCode, st.CompletionURL
+			if done > 0 { // the code is for those who did some work
+				m.Done, m.Code, m.URL = true, st.CompletionCode, st.CompletionURL
+			}
 			if m.Title == "" {
 				m.Title = "Thank you"
 			}
