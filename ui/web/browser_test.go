@@ -304,3 +304,72 @@ func truthSelectors(t *testing.T, h *harness, worker string) []string {
 	}
 	return out
 }
+
+// A chat in a real browser: the bot's replies appear without a reload, the online question
+// under each reply is answered by mouse, messages are sent with Enter, END leads to the
+// ratings (answered by keyboard), and the unit is submitted.
+func TestChatInABrowser(t *testing.T) {
+	h := serveExample(t, "collect", func(p *ev.Project) {
+		p.Bots["botA"] = ev.BotSpec{Kind: ev.BotEcho}
+		p.Bots["botB"] = ev.BotSpec{Kind: ev.BotEcho}
+		p.Settings.OnlineAnnotation = "labels"
+		likert := *p.Type("clarity_dialogue")
+		likert.Name = "clarity_likert"
+		p.Types = append(p.Types, &likert)
+		p.Settings.OfflineAnnotations = [][]string{{"clarity_likert"}, {"clarity_likert"}}
+		p.Settings.CompletionCode = "CHAT-OK-9"
+		p.Settings.MaximumUnitsPerWorker = 1
+	})
+	link, _ := h.srv.Link(context.Background(), "chatter", "")
+	p := newPage(t, 1280, 900)
+	p.do("open the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#main")))
+	for conv := 0; conv < 2; conv++ {
+		p.waitText(fmt.Sprintf("Conversation %d of 2", conv+1))
+		// The bot opens; its message waits for the online answer before the box opens.
+		p.waitText("Answer the question under your partner")
+		p.click(`.turn[data-turn="1"] input[data-key="repeat"]`)
+		if eval[bool](p, `document.querySelector("textarea").disabled`) {
+			t.Fatal("the text box stayed closed after the online answer")
+		}
+		if conv == 0 {
+			p.shot("1280-chat")
+		}
+		before := p.main("version")
+		p.do("type a message", chromedp.Click(chromedp.CSS("textarea")), chromedp.KeyEvent("Tell me <b>more</b>"), chromedp.KeyEvent(kb.Enter))
+		p.waitVersion(before)
+		p.waitText("Tell me <b>more</b>") // shown as text
+		for i := 0; i < 300 && eval[bool](p, `!document.querySelector('.turn[data-turn="3"]')`); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		p.click(`.turn[data-turn="3"] input[data-key="contra"]`)
+		before = p.at()
+		p.do("END", chromedp.Click(chromedp.CSS(`form.act:has(input[value="end"]) button`)))
+		p.waitMoved(before)
+		// The ratings, by keyboard: 4 on each scale, Enter.
+		p.waitText("You are on task")
+		for i := 0; i < 2; i++ {
+			p.press("4")
+		}
+		before = p.at()
+		p.do("Enter", chromedp.KeyEvent(kb.Enter))
+		p.waitMoved(before)
+	}
+	p.waitText("submitted")
+	p.next()
+	p.waitText("CHAT-OK-9")
+	ctx := context.Background()
+	units, _ := h.st.EvalUnits(ctx, h.proj.ID)
+	var done int
+	for _, u := range units {
+		if u.Status == ev.UnitCompleted {
+			done++
+			convs, _ := h.st.EvalConversations(ctx, u.ID)
+			if len(convs) != 2 || len(convs[0].Turns) != 4 || !strings.Contains(convs[0].Turns[2].Text, "<b>more</b>") {
+				t.Fatalf("stored conversations: %+v", convs)
+			}
+		}
+	}
+	if done != 1 {
+		t.Fatalf("%d units completed", done)
+	}
+}
