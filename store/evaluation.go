@@ -198,8 +198,10 @@ func (s *Store) EvalSignIn(ctx context.Context, projectID int64, name string) (e
 		return ev.ParticipantSummary{}, fmt.Errorf("sign in: enter a participant id")
 	}
 	var id int64
-	err := s.db.QueryRowContext(ctx, `INSERT INTO eval_participants (project_id, name) VALUES (?, ?)
-		ON CONFLICT (project_id, name) DO UPDATE SET name = excluded.name RETURNING id`, projectID, name).Scan(&id)
+	err := s.Update(ctx, func(tx *Tx) error {
+		return tx.tx.QueryRowContext(ctx, `INSERT INTO eval_participants (project_id, name) VALUES (?, ?)
+			ON CONFLICT (project_id, name) DO UPDATE SET name = excluded.name RETURNING id`, projectID, name).Scan(&id)
+	})
 	if err != nil {
 		return ev.ParticipantSummary{}, fmt.Errorf("sign in %q: %w", name, err)
 	}
@@ -372,6 +374,49 @@ func (r reader) EvalUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord
 	return r.units(ctx, `u.project_id = ?`, projectID)
 }
 
+// EvalHeldUnits lists the units of a project that participants hold or completed, as
+// EvalUnits does but without bundles, shown orders, answer states and results: what handing
+// out units needs (the open ones are the project's definition), read fast while hundreds of
+// participants answer.
+func (r reader) EvalHeldUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error) {
+	q := strings.Replace(unitQuery, `coalesce(a.bundle, '[]'), u.shown, u.state, u.result`, `'[]', 'null', '{}', '{}'`, 1)
+	rows, err := r.q.QueryContext(ctx, q+` WHERE u.project_id = ? AND u.status IN ('assigned', 'completed')
+		ORDER BY coalesce(a.position, -1), u.unit_index, u.id`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ev.UnitRecord
+	for rows.Next() {
+		u, err := scanUnit(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// EvalUnitAt returns a task or collection unit by its place: the assignment's position in the
+// data file (collection units: any) and the unit's index.
+func (r reader) EvalUnitAt(ctx context.Context, projectID int64, kind string, position, index int) (ev.UnitRecord, error) {
+	var us []ev.UnitRecord
+	var err error
+	if kind == ev.UnitCollection {
+		us, err = r.units(ctx, `u.project_id = ? AND u.kind = ? AND u.unit_index = ?`, projectID, kind, index)
+	} else {
+		us, err = r.units(ctx, `u.assignment_id = (SELECT id FROM eval_assignments WHERE project_id = ? AND position = ?)
+			AND u.unit_index = ? AND u.kind = ?`, projectID, position, index, kind)
+	}
+	if err != nil {
+		return ev.UnitRecord{}, err
+	}
+	if len(us) == 0 {
+		return ev.UnitRecord{}, fmt.Errorf("unit %d of assignment %d: %w", index, position, ErrNotFound)
+	}
+	return us[0], nil
+}
+
 // EvalOpenUnit returns the unit a participant holds and has not completed (the session to
 // resume), preferring screening and gold units; ok is false when there is none.
 func (r reader) EvalOpenUnit(ctx context.Context, participantID int64) (u ev.UnitRecord, ok bool, err error) {
@@ -451,7 +496,7 @@ func (s *Store) SaveEvalAnswer(ctx context.Context, a ev.AnswerRecord, state jso
 		a.PageShownAt = a.AnsweredAt
 	}
 	spent := a.AnsweredAt.Sub(a.PageShownAt).Milliseconds()
-	return s.Update(ctx, func(tx *Tx) error {
+	return s.UpdateGrouped(ctx, func(tx *Tx) error {
 		if err := tx.saveState(ctx, a.UnitID, state, pos, a.AnsweredAt); err != nil {
 			return err
 		}
@@ -467,7 +512,7 @@ func (s *Store) SaveEvalAnswer(ctx context.Context, a ev.AnswerRecord, state jso
 // SaveEvalProgress records a unit's answer state and position without a new answer (a page
 // turned, a turn focused, a page's duration closed).
 func (s *Store) SaveEvalProgress(ctx context.Context, unitID int64, state json.RawMessage, pos ev.Position) error {
-	return s.Update(ctx, func(tx *Tx) error { return tx.saveState(ctx, unitID, state, pos, time.Now()) })
+	return s.UpdateGrouped(ctx, func(tx *Tx) error { return tx.saveState(ctx, unitID, state, pos, time.Now()) })
 }
 
 func (t *Tx) saveState(ctx context.Context, unitID int64, state json.RawMessage, pos ev.Position, at time.Time) error {
@@ -549,9 +594,11 @@ func (r reader) EvalAnswers(ctx context.Context, unitID int64) ([]ev.AnswerRecor
 // collection unit with one bot.
 func (s *Store) EvalStartConversation(ctx context.Context, unitID int64, position int, condition, model string) (int64, error) {
 	var id int64
-	err := s.db.QueryRowContext(ctx, `INSERT INTO eval_conversations (unit_id, position, condition, model, started_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (unit_id, position) DO UPDATE SET position = excluded.position RETURNING id`,
-		unitID, position, condition, model, time.Now().UTC().Format(timeLayout)).Scan(&id)
+	err := s.Update(ctx, func(tx *Tx) error {
+		return tx.tx.QueryRowContext(ctx, `INSERT INTO eval_conversations (unit_id, position, condition, model, started_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (unit_id, position) DO UPDATE SET position = excluded.position RETURNING id`,
+			unitID, position, condition, model, time.Now().UTC().Format(timeLayout)).Scan(&id)
+	})
 	return id, err
 }
 

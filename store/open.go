@@ -27,6 +27,9 @@ type Store struct {
 	opts     Options
 	marker   *marker // nil when read-only
 
+	// group shares transactions among small writes made at once (UpdateGrouped).
+	group grouper
+
 	health struct {
 		sync.Mutex
 		checkDue bool   // the store was not closed cleanly: quick check before the first write
@@ -71,6 +74,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the store; a clean close is what tells the next Open that no check is due.
 func (s *Store) Close() error {
+	s.stopGroup()
 	err := s.db.Close()
 	if s.marker != nil {
 		s.marker.remove()
@@ -114,6 +118,10 @@ func OpenWith(path string, opts Options) (*Store, error) {
 		if s.db, err = sql.Open("sqlite", dsn(abs, modeReadWrite)); err != nil {
 			return nil, err
 		}
+		// A bounded pool of connections kept open: many requests at once (a served study)
+		// reuse them with their caches instead of opening and closing one each.
+		s.db.SetMaxOpenConns(maxConns)
+		s.db.SetMaxIdleConns(maxConns)
 		s.reader = reader{q: s.db}
 		s.marker, s.health.checkDue = openMarker(abs)
 	}
@@ -204,6 +212,9 @@ func dsn(path string, mode openMode) string {
 
 // busyTimeout is how long SQLite itself retries a lock before beginWrite takes over.
 const busyTimeout = 250 * time.Millisecond
+
+// maxConns bounds the connections a store keeps (readers run at once; writes take turns).
+const maxConns = 16
 
 // upgrade reads the schema version, without a write lock, and migrates only when the store
 // lacks migrations.

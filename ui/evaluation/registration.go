@@ -38,6 +38,8 @@ type Store interface {
 
 	EvalUnit(ctx context.Context, id int64) (ev.UnitRecord, error)
 	EvalUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error)
+	EvalHeldUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error)
+	EvalUnitAt(ctx context.Context, projectID int64, kind string, position, index int) (ev.UnitRecord, error)
 	EvalOpenUnit(ctx context.Context, participantID int64) (u ev.UnitRecord, ok bool, err error)
 	EvalAssign(ctx context.Context, projectID, participantID, unitID int64, kind string, index int, shown, state json.RawMessage) (ev.UnitRecord, error)
 	// EvalReturnUnit gives an open unit back to the pool (its answers dropped).

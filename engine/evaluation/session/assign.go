@@ -38,9 +38,10 @@ func (p *Project) BlockName() string {
 }
 
 // AssignmentState rebuilds the engine's assignment state from the store: the units held in
-// the project and every participant's qualifications and completed groups.
+// the project and every participant's qualifications and completed groups. It returns the
+// held units too.
 func AssignmentState(ctx context.Context, st Store, p *Project) (*ev.AssignmentState, []ev.UnitRecord, error) {
-	units, err := st.EvalUnits(ctx, p.ID)
+	units, err := st.EvalHeldUnits(ctx, p.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,7 +96,7 @@ func UnitKey(u ev.UnitRecord) ev.UnitKey {
 // it in the store; refusal is the reason when there is none. Sessions call it under the
 // project's lock (Session.Continue).
 func AssignNext(ctx context.Context, st Store, p *Project, who ev.ParticipantSummary) (ev.UnitRecord, *ev.Refusal, error) {
-	state, units, err := AssignmentState(ctx, st, p)
+	state, _, err := AssignmentState(ctx, st, p)
 	if err != nil {
 		return ev.UnitRecord{}, nil, err
 	}
@@ -124,20 +125,26 @@ func AssignNext(ctx context.Context, st Store, p *Project, who ev.ParticipantSum
 		u, err := st.EvalAssign(ctx, p.ID, who.ID, 0, ev.UnitGold, ev.GoldIndex, shown, initial)
 		return u, nil, err
 	}
-	for _, u := range units {
-		if u.Kind == ev.UnitCollection && UnitKey(u) == k {
-			got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitCollection, u.Index, nil, initial)
-			return got, nil, err
+	if p.P.Settings.CollectDialogue {
+		u, err := st.EvalUnitAt(ctx, p.ID, ev.UnitCollection, 0, k.Bundle)
+		if err != nil {
+			return ev.UnitRecord{}, nil, err
 		}
-		if u.Kind == ev.UnitTask && u.Position == k.Bundle && u.Index == k.Index {
-			seed := ev.UnitSeed(p.P.Settings.RandomSeed, k)
-			order := ev.NewUnitOrder(p.P.Bundles[k.Bundle], seed, true)
-			shown, _ := json.Marshal(order)
-			got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitTask, u.Index, shown, initial)
-			return got, nil, err
-		}
+		got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitCollection, u.Index, nil, initial)
+		return got, nil, err
 	}
-	return ev.UnitRecord{}, nil, fmt.Errorf("unit %v is not in the store", k)
+	if k.Bundle < 0 || k.Bundle >= len(p.P.Bundles) {
+		return ev.UnitRecord{}, nil, fmt.Errorf("unit %v: the project has %d assignments", k, len(p.P.Bundles))
+	}
+	u, err := st.EvalUnitAt(ctx, p.ID, ev.UnitTask, k.Bundle, k.Index)
+	if err != nil {
+		return ev.UnitRecord{}, nil, fmt.Errorf("unit %v: %w", k, err)
+	}
+	seed := ev.UnitSeed(p.P.Settings.RandomSeed, k)
+	order := ev.NewUnitOrder(p.P.Bundles[k.Bundle], seed, true)
+	shown, _ := json.Marshal(order)
+	got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitTask, u.Index, shown, initial)
+	return got, nil, err
 }
 
 // UnitDatapoints reads a unit's bundle (a gold unit's from the project's gold data) and

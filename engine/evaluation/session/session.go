@@ -25,7 +25,10 @@ import (
 type Store interface {
 	EvalSignIn(ctx context.Context, projectID int64, name string) (ev.ParticipantSummary, error)
 	EvalParticipants(ctx context.Context, projectID int64) ([]ev.ParticipantSummary, error)
-	EvalUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error)
+	// EvalHeldUnits lists the units participants hold or completed, without their bundles
+	// and answers; EvalUnitAt finds a task or collection unit by its place.
+	EvalHeldUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error)
+	EvalUnitAt(ctx context.Context, projectID int64, kind string, position, index int) (ev.UnitRecord, error)
 	EvalOpenUnit(ctx context.Context, participantID int64) (u ev.UnitRecord, ok bool, err error)
 	EvalAssign(ctx context.Context, projectID, participantID, unitID int64, kind string, index int, shown, state json.RawMessage) (ev.UnitRecord, error)
 	EvalReturnUnit(ctx context.Context, unitID int64) error
