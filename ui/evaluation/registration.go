@@ -55,6 +55,13 @@ type Store interface {
 	EvalEndConversation(ctx context.Context, conversationID int64) error
 	EvalConversations(ctx context.Context, unitID int64) ([]ev.ConversationRecord, error)
 	EvalChatCounts(ctx context.Context, projectID int64) (map[string]map[string]int, error)
+	// Serving the study to browsers (ui/web).
+	EvalServing(ctx context.Context, projectID int64) (ev.Serving, error)
+	EvalLink(ctx context.Context, projectID int64, participant string) (ev.LinkRecord, error)
+	RevokeEvalLinks(ctx context.Context, projectID int64, participant string) (int, error)
+	RevokeEvalStudyLink(ctx context.Context, projectID int64) (int, error)
+	BindEvalBrowser(ctx context.Context, projectID int64, participant, browser string) (bool, error)
+
 	// ImportEvalAttempts stores finished attempts read from result files, in one transaction.
 	ImportEvalAttempts(ctx context.Context, projectID int64, attempts []ev.ImportedAttempt) (int, error)
 }

@@ -41,6 +41,9 @@ type Workspace struct {
 	tabs    *container.AppTabs
 	// catalogueForm is the new-project form last shown.
 	catalogueForm *catalogueForm
+	// serving is the study served to browsers (nil: none); serve the open project's Serve tab.
+	serving *serving
+	serve   *serveTab
 }
 
 // evalProject is a project loaded from the store.
@@ -82,6 +85,7 @@ func (w *Workspace) Content() fyne.CanvasObject { return w.root }
 // the session's bot call, its exec bots' processes and its deadline timer, and a statistics
 // computation. The participant's session is in the store and resumes when they sign in again.
 func (w *Workspace) Close() {
+	w.stopServing()
 	if w.session != nil {
 		w.session.close()
 	}
@@ -377,11 +381,13 @@ func (w *Workspace) openProject(id int64) {
 	w.open = op
 	w.session = newEvalSession(w, op)
 	w.dash = newEvalDashboard(w, op)
+	w.serve = newServeTab(w, op)
 	back := widget.NewButtonWithIcon("Projects", theme.NavigateBackIcon(), w.showProjects)
 	title := widget.NewLabelWithStyle(op.info.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	w.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Annotate", theme.DocumentCreateIcon(), w.session.root),
 		container.NewTabItemWithIcon("Results", theme.GridIcon(), w.dash.root),
+		container.NewTabItemWithIcon("Serve", theme.MailSendIcon(), w.serve.root),
 		container.NewTabItemWithIcon("Project", theme.InfoIcon(), w.projectTab()),
 	)
 	w.tabs.OnSelected = func(t *container.TabItem) {

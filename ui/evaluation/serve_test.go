@@ -1,0 +1,64 @@
+package evaluation
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentdesk/agentdesk/ui/uitest"
+)
+
+// The Serve tab: Serve starts the study on the address given, links are made for the ids
+// entered, a participant's answers through their link show in the roster, and Stop ends it.
+func TestServeTabServesAndShowsTheRoster(t *testing.T) {
+	w, _, _ := evalTestWS(t)
+	imp := readExample(t, w, "flags")
+	imp.project.Settings.UseScreening = false
+	w.create("served", "imported", evalExample, imp.project, "", nil)
+	tab := w.serve
+	w.tabs.SelectIndex(2)
+	if w.tabs.Selected().Text != "Serve" {
+		t.Fatalf("tab %q", w.tabs.Selected().Text)
+	}
+	queue := make(chan func(), 100)
+	tab.onUI = func(f func()) { queue <- f }
+	tab.addr.SetText("127.0.0.1:0")
+	uitest.TapButton(t, tab.root, "Serve")
+	if w.serving == nil || !strings.Contains(tab.status.Text, "Serving at http://127.0.0.1:") {
+		t.Fatalf("not serving: %q", tab.status.Text)
+	}
+	defer w.Close()
+	if !strings.Contains(tab.study.Text, "/?token=") {
+		t.Fatalf("no study link: %q", tab.study.Text)
+	}
+	tab.ids.SetText("ann, bob\nann")
+	uitest.TapButton(t, tab.root, "Make links")
+	if len(tab.links) != 2 || tab.links[0].id != "ann" || !strings.HasPrefix(tab.links[0].link, w.serving.base+"/?worker_id=ann&assignment_id=") {
+		t.Fatalf("links %+v", tab.links)
+	}
+	// ann opens her link and answers.
+	b := newBrowser(t, tab.links[0].link)
+	for _, e := range b.firstChoicePerTurn()[:1] {
+		b.post(e)
+	}
+	// The roster shows her within a second or two.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && !(len(tab.roster) == 1 && tab.roster[0].Name == "ann" && tab.roster[0].Connected) {
+		select {
+		case f := <-queue:
+			f()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if len(tab.roster) != 1 || !strings.Contains(tab.rosterCell(1, 2), "dialogue 1 of") || tab.rosterCell(1, 1) != "yes" {
+		t.Fatalf("roster %+v", tab.roster)
+	}
+	// Stop ends the study: the link no longer answers.
+	uitest.TapButton(t, tab.root, "Stop")
+	if w.serving != nil {
+		t.Fatal("still serving")
+	}
+	if _, err := b.c.Get(b.link); err == nil {
+		t.Fatal("the link still answers after Stop")
+	}
+}
