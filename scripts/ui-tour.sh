@@ -58,8 +58,14 @@ for size in "${SIZES[@]}"; do
   log="$OUT/log-$size.txt"
   echo "ui-tour: $size"
   # a fresh home: first launch, empty store, default preferences
+  # at the largest size, the study step too: the sample project served from the Serve tab, two
+  # participants in chromium at once, the roster followed (UITOUR_STUDY=0 leaves it out)
+  study=()
+  if [ "$size" = "${SIZES[-1]}" ] && [ "${UITOUR_STUDY:-1}" = 1 ] && command -v chromium >/dev/null; then
+    study=(-study "$(command -v chromium)")
+  fi
   if ! env -u XDG_DATA_HOME -u XDG_CONFIG_HOME -u XDG_CACHE_HOME HOME="$home" DISPLAY=":$display" PATH="$work/bin:$PATH" \
-      LANG=C.UTF-8 timeout 900 "$bin" -out "$OUT" -label "$size" >"$log" 2>&1; then
+      LANG=C.UTF-8 timeout 900 "$bin" -out "$OUT" -label "$size" "${study[@]}" >"$log" 2>&1; then
     echo "ui-tour: $size: the tour failed (log: $log)"
     grep -E '^(uitour: FAIL|FAIL )' "$log" | head -40 || tail -40 "$log"
     status=1

@@ -71,9 +71,9 @@ type linkRow struct{ id, assignment, link string }
 var (
 	linkColumns = []widgets.Column{{Title: "participant", Min: 110}, {Title: "assignment", Min: 96, Optional: true},
 		{Title: "link", Min: 200, Weight: 1}}
-	rosterColumns = []widgets.Column{{Title: "participant", Min: 110, Weight: 1}, {Title: "connected", Min: 84},
-		{Title: "where", Min: 180, Weight: 2}, {Title: "screening", Min: 84, Optional: true}, {Title: "units done", Min: 80},
-		{Title: "came in by", Min: 86, Optional: true}, {Title: "last seen", Min: 80, Optional: true}}
+	rosterColumns = []widgets.Column{{Title: "participant", Min: 110, Weight: 1}, {Title: "online", Min: 64},
+		{Title: "where", Min: 180, Weight: 2}, {Title: "screening", Min: 84, Optional: true}, {Title: "done", Min: 56},
+		{Title: "via", Min: 56, Optional: true}, {Title: "last seen", Min: 80, Optional: true}}
 )
 
 func heading(s string) fyne.CanvasObject {
@@ -144,7 +144,8 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 			container.NewHBox(makeLinks, copyAll, export)),
 		nil, nil, nil, t.cols.Fit())
 	roster := container.NewBorder(container.NewVBox(heading("Roster"), t.rosterNote), nil, nil, nil, t.rosterCols.Fit())
-	left := container.NewBorder(container.NewVScroll(server), nil, nil, nil, links)
+	left := container.NewVSplit(container.NewVScroll(server), links)
+	left.Offset = 0.45
 	split := container.NewHSplit(left, roster)
 	split.Offset = 0.45
 	t.root = container.NewStack(split)

@@ -239,7 +239,10 @@ func where(v session.View) string {
 	case session.ScreenChat:
 		return fmt.Sprintf("chat %d of %d, %d messages", v.Chat.Index+1, v.Chat.Count, len(v.Chat.Messages))
 	case session.ScreenTraining:
-		return "training: " + v.Title
+		if rest, ok := strings.CutPrefix(v.Title, "Training: "); ok {
+			return "training: " + rest
+		}
+		return "training: " + strings.ToLower(v.Title)
 	case session.ScreenMessage:
 		switch v.Refusal {
 		case ev.RefuseNoMoreWork, ev.RefuseMaxUnits:

@@ -27,12 +27,14 @@ func main() {
 	label := flag.String("label", "", "screen size label for file names (e.g. 1024x700)")
 	themes := flag.String("themes", "light,dark", "themes to tour, in order")
 	storePath := flag.String("store", "", "store to open (default: the data folder's)")
+	study := flag.String("study", "", "after the tour, serve the sample evaluation project and have two participants work in this `CHROMIUM` while the roster is shot")
+	onlyStudy := flag.Bool("only-study", false, "load the sample data and run the study step only")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "uitour:", err)
 		os.Exit(2)
 	}
-	t := &tour{out: *out, label: *label, themes: strings.Split(*themes, ",")}
+	t := &tour{out: *out, label: *label, themes: strings.Split(*themes, ","), chromium: *study, onlyStudy: *onlyStudy}
 	code := desktop.RunWith(app.GUIOptions{StorePath: *storePath, Screen: "home"}, t.run)
 	if code != 0 {
 		t.failf("the app exited with status %d", code)

@@ -23,6 +23,10 @@ import (
 type tour struct {
 	out, label string
 	themes     []string
+	// chromium, when set, runs the study step (study.go) with this browser; onlyStudy leaves
+	// the rest of the tour out
+	chromium  string
+	onlyStudy bool
 
 	d        desktop.Started
 	mu       sync.Mutex
@@ -64,6 +68,10 @@ func (t *tour) run(d desktop.Started) {
 	t.checkWindow("start")
 	onUI(func() { ui.SetTheme(d.App, t.themes[0]) })
 	t.firstLaunch(t.themes[0])
+	if t.onlyStudy {
+		t.study(t.themes[0], t.chromium)
+		return
+	}
 	t.closeAsks(t.themes[0])
 	for _, th := range t.themes {
 		onUI(func() { ui.SetTheme(d.App, th) })
@@ -74,6 +82,9 @@ func (t *tour) run(d desktop.Started) {
 			t.screen(th, id)
 		}
 		t.menuDialogs(th)
+	}
+	if t.chromium != "" {
+		t.study(t.themes[len(t.themes)-1], t.chromium)
 	}
 }
 

@@ -21,7 +21,7 @@
     var m = main();
     var body = new URLSearchParams();
     body.set("form", m.dataset.form);
-    body.set("at", m.dataset.at);
+    body.set("at", fields.at || m.dataset.at);
     Object.keys(fields).forEach(function (k) { body.set(k, fields[k]); });
     return fetch("/act?" + m.dataset.query, {
       method: "POST", body: body, credentials: "same-origin",
@@ -56,14 +56,25 @@
       });
   }
 
+  // Actions are sent one after the other, in the order they were given: a quick second click
+  // waits for the first instead of being lost.
+  var queue = Promise.resolve();
+  var pending = 0;
   function act(fields) {
-    if (busy) { return Promise.resolve(); }
+    fields.at = fields.at || main().dataset.at; // the page the action was made on
+    pending++;
     busy = true;
-    showProblem("");
-    return post(fields).then(function () { return refresh(false); }, function (err) {
-      return refresh(true).then(function () { showProblem(err.message); });
-    }).catch(function (err) { showProblem(err.message); })
-      .then(function () { busy = false; });
+    var run = function () {
+      showProblem("");
+      return post(fields).then(function () {
+        return pending > 1 ? null : refresh(false);
+      }, function (err) {
+        return refresh(true).then(function () { showProblem(err.message); });
+      }).catch(function (err) { showProblem(err.message); })
+        .then(function () { pending--; busy = pending > 0; });
+    };
+    queue = queue.then(run, run);
+    return queue;
   }
 
   // An answer: what the input is, as the session takes it.
