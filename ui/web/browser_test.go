@@ -180,6 +180,12 @@ func (p *page) shot(name string) {
 	}
 }
 
+// open loads the page again (a reload).
+func (p *page) open() {
+	p.t.Helper()
+	p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#main")))
+}
+
 // next presses the page's primary button (Next, Submit, Continue, a training button).
 func (p *page) next() {
 	p.t.Helper()
@@ -243,6 +249,20 @@ func TestParticipantInABrowser(t *testing.T) {
 			t.Fatalf("no Likert page: %s", p.text())
 		}
 		p.shot(fmt.Sprintf("%d-likert", width))
+		// Two answers given at once (a quick double click across questions) are both kept.
+		v0, _ := strconv.Atoi(p.main("version"))
+		eval[bool](p, `(function(){var f=document.querySelectorAll("fieldset[data-slot]");
+			f[0].querySelector("label:nth-child(2) input").click(); f[1].querySelector("label:nth-child(2) input").click(); return true})()`)
+		for i := 0; i < 300; i++ { // both sent and the page drawn again after them
+			if v, _ := strconv.Atoi(p.main("version")); v >= v0+2 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		p.open()
+		if n := eval[int](p, `document.querySelectorAll("fieldset[data-slot] input:checked").length`); n != 2 {
+			t.Fatalf("after two quick answers and a reload, %d are stored", n)
+		}
 		for guard := 0; guard < 50; guard++ {
 			sel := eval[string](p, `(function(){var f=[].find.call(document.querySelectorAll("fieldset[data-slot]"),function(f){return !f.querySelector("input:checked")});return f?'fieldset[data-slot="'+f.dataset.slot+'"] label:nth-child(4) input':""})()`)
 			if sel == "" {
