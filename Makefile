@@ -54,6 +54,12 @@ readme-screenshots:
 	cp ui-tour/1280x720_light_explorer-open.png docs/screenshot-explorer.png
 	cp ui-tour/1280x720_dark_demonstrations.png docs/screenshot-demonstrations.png
 	cp ui-tour/1280x720_light_evaluation-open_0_results.png docs/screenshot-evaluation.png
+	AGENTDESK_REQUIRE_BROWSER=1 AGENTDESK_WEB_SHOTS=$(CURDIR)/ui-tour/web $(GO) test -count=1 -run 'InABrowser' ./ui/web
+	cp ui-tour/web/1280-likert.png docs/study-participant-desktop.png
+	cp ui-tour/web/360-likert.png docs/study-participant-phone.png
+	cp ui-tour/web/1280-chat.png docs/study-chat.png
+	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour 1920x1080
+	convert ui-tour/1920x1080_dark_study_roster-4.png -crop 1650x930+270+130 +repage docs/study-roster.png
 
 bench:
 	@scripts/deps.sh test
