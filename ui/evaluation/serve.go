@@ -295,10 +295,14 @@ func (t *serveTab) rosterCell(row, col int) string {
 		}
 		return "no"
 	case 2:
-		if e.Error != "" {
-			return e.Where + " (problem: " + e.Error + ")"
+		where := e.Where
+		if e.Unit != 0 && where != "finished" && where != "blocked" {
+			where = fmt.Sprintf("unit %d, %s", e.Unit, where)
 		}
-		return e.Where
+		if e.Error != "" {
+			where += " (problem: " + e.Error + ")"
+		}
+		return where
 	case 3:
 		return e.Screening
 	case 4:

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"encoding/csv"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// eval links prints one link per participant in the original's form with a token, the
+// assignment each would get next, the study link and revocations; eval serve refuses an
+// address other machines can reach unless told.
+func TestEvalLinksAndServeRefusals(t *testing.T) {
+	dir := isolate(t)
+	db := filepath.Join(dir, "eval.db")
+	r := runCLI(t, "--store", db, "eval", "import", "--config", "flags", evalExample)
+	if r.code != 0 || !strings.Contains(r.stdout, "mephisto.architect") || !strings.Contains(r.stdout, "port 3101") ||
+		!strings.Contains(r.stdout, "eval serve --addr") {
+		t.Fatalf("the import does not report the original's address as ignored: %+v", r)
+	}
+	r = runCLI(t, "--store", db, "eval", "links", "demo", "--participants", "w1, w2,w1")
+	lines := strings.Fields(r.stdout)
+	if r.code != 0 || len(lines) != 2 {
+		t.Fatalf("links: %+v", r)
+	}
+	tokens := map[string]string{}
+	for i, l := range lines {
+		u, err := url.Parse(l)
+		if err != nil || u.Host != "127.0.0.1:3008" || u.Path != "/" {
+			t.Fatalf("link %q", l)
+		}
+		q := u.Query()
+		if want := []string{"w1", "w2"}[i]; q.Get("worker_id") != want || q.Get("assignment_id") != "screening" || len(q.Get("token")) < 30 {
+			t.Fatalf("link %q", l)
+		}
+		tokens[q.Get("worker_id")] = q.Get("token")
+	}
+	if tokens["w1"] == tokens["w2"] {
+		t.Fatal("two participants share a token")
+	}
+	// The same links again (the secret is kept in the store), then w1's revoked: a new token.
+	if again := runCLI(t, "--store", db, "eval", "links", "demo", "--participants", "w1"); strings.TrimSpace(again.stdout) != lines[0] {
+		t.Fatalf("w1's link changed: %q, was %q", again.stdout, lines[0])
+	}
+	r = runCLI(t, "--store", db, "eval", "links", "demo", "--revoke", "w1")
+	if r.code != 0 || !strings.Contains(r.stdout, "worker_id=w1") || strings.Contains(r.stdout, tokens["w1"]) {
+		t.Fatalf("revoke: %+v", r)
+	}
+	r = runCLI(t, "--store", db, "eval", "links", "demo", "--participants", "w2", "--study", "--csv", "--url", "https://study.example.org/")
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if r.code != 0 || err != nil || len(recs) != 3 || recs[0][0] != "participant" || recs[1][0] != "(study)" ||
+		!strings.HasPrefix(recs[1][2], "https://study.example.org/?token=") || !strings.HasPrefix(recs[2][2], "https://study.example.org/?worker_id=w2") {
+		t.Fatalf("csv: %+v %v", r, recs)
+	}
+	for _, args := range [][]string{
+		{"eval", "serve", "demo", "--addr", "0.0.0.0:0"},
+		{"eval", "links", "demo", "--participants", "w1", "--addr", "0.0.0.0:3008"},
+	} {
+		r := runCLI(t, append([]string{"--store", db}, args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, "--public") {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+	if r := runCLI(t, "--store", db, "eval", "serve", "demo", "--tls-cert", "x.pem"); r.code != 2 {
+		t.Errorf("--tls-cert without --tls-key: %+v", r)
+	}
+	if r := runCLI(t, "--store", db, "eval", "links", "demo"); r.code != 2 {
+		t.Errorf("links without participants: %+v", r)
+	}
+}
