@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/web"
@@ -75,6 +76,8 @@ func (e *env) studyServer(ctx context.Context, args []string, base string, secur
 func evalServeSetup(fs *flag.FlagSet) runFunc {
 	var f serveFlags
 	f.add(fs)
+	code := fs.String("completion-code", "", "set the `CODE` shown at the end to participants who did some work (kept in the project)")
+	doneURL := fs.String("completion-url", "", "set where participants are sent at the end (`URL`, kept in the project)")
 	cert := fs.String("tls-cert", "", "serve over HTTPS with this certificate (`FILE`, PEM)")
 	key := fs.String("tls-key", "", "the certificate's private key (`FILE`, PEM)")
 	return func(e *env, args []string) error {
@@ -87,6 +90,11 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 		}
 		ctx, stop := interruptible()
 		defer stop()
+		if *code != "" || *doneURL != "" {
+			if err := e.setCompletion(ctx, args, *code, *doneURL); err != nil {
+				return err
+			}
+		}
 		ln, err := web.Listen(f.addr, f.public)
 		if err != nil {
 			return err
@@ -230,4 +238,27 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// setCompletion stores a project's completion code and link.
+func (e *env) setCompletion(ctx context.Context, args []string, code, doneURL string) error {
+	st, info, p, err := e.openEvalProjectDef(ctx, args, 1, "give the project")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if code != "" {
+		p.Settings.CompletionCode = code
+	}
+	if doneURL != "" {
+		p.Settings.CompletionURL = doneURL
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	config, err := ev.MarshalProject(p)
+	if err != nil {
+		return err
+	}
+	return st.SetEvalProjectConfig(ctx, info.ID, string(config))
 }

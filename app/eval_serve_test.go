@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/csv"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,6 +65,18 @@ func TestEvalLinksAndServeRefusals(t *testing.T) {
 	}
 	if r := runCLI(t, "--store", db, "eval", "serve", "demo", "--tls-cert", "x.pem"); r.code != 2 {
 		t.Errorf("--tls-cert without --tls-key: %+v", r)
+	}
+	// The completion code and link are kept in the project (a bad link is refused).
+	if r := runCLI(t, "--store", db, "eval", "serve", "demo", "--completion-url", "javascript:alert(1)"); r.code == 0 || !strings.Contains(r.stderr, "completion_url") {
+		t.Errorf("a bad completion link: %+v", r)
+	}
+	runCLI(t, "--store", db, "eval", "serve", "demo", "--completion-code", "AGD-42", "--completion-url", "https://example.org/done", "--addr", "0.0.0.0:0")
+	saved := filepath.Join(dir, "saved.toml")
+	if r := runCLI(t, "--store", db, "eval", "save", "demo", saved); r.code != 0 {
+		t.Fatalf("save: %+v", r)
+	}
+	if b, _ := os.ReadFile(saved); !strings.Contains(string(b), `completion_code = 'AGD-42'`) || !strings.Contains(string(b), `completion_url = 'https://example.org/done'`) {
+		t.Errorf("the completion settings were not kept:\n%s", b)
 	}
 	if r := runCLI(t, "--store", db, "eval", "links", "demo"); r.code != 2 {
 		t.Errorf("links without participants: %+v", r)

@@ -18,6 +18,7 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/ui/web"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 )
@@ -51,6 +52,8 @@ type serveTab struct {
 	toggle *widget.Button
 	status *widget.Label
 	study  *widget.Entry
+
+	code, doneURL *widget.Entry
 
 	ids   *widget.Entry
 	links []linkRow
@@ -98,6 +101,12 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.study = widget.NewEntry()
 	t.study.Disable()
 
+	t.code = widget.NewEntry()
+	t.code.SetText(op.p.Settings.CompletionCode)
+	t.code.SetPlaceHolder("e.g. the study site's completion code")
+	t.doneURL = widget.NewEntry()
+	t.doneURL.SetText(op.p.Settings.CompletionURL)
+	t.doneURL.SetPlaceHolder("optional: where participants go at the end, https://…")
 	t.ids = widget.NewMultiLineEntry()
 	t.ids.SetPlaceHolder("participant ids, one per line or comma-separated")
 	t.ids.SetMinRowsVisible(3)
@@ -135,9 +144,13 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 		widget.NewFormItem("", t.public),
 		widget.NewFormItem("Links carry", t.url),
 	)
+	saveEnd := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), t.saveCompletion)
+	end := widget.NewForm(widget.NewFormItem("Completion code", t.code), widget.NewFormItem("Send them to", t.doneURL))
 	server := container.NewVBox(heading("Server"), form, t.reach, container.NewBorder(nil, nil, t.toggle, nil, t.status),
 		widget.NewLabel("Study link, for crowdsourcing sites (they append each participant's id):"),
-		container.NewBorder(nil, nil, nil, copyStudy, t.study))
+		container.NewBorder(nil, nil, nil, copyStudy, t.study),
+		heading("At the end"), widget.NewLabel("Shown to a participant who has done some work and has nothing left:"),
+		end, container.NewHBox(saveEnd))
 	links := container.NewBorder(
 		container.NewVBox(heading("Participant links"), t.ids,
 			widget.NewLabel("Select a row to copy its link, show it as a QR code, or revoke it."),
@@ -506,4 +519,23 @@ func (w *Workspace) stopServing() {
 	w.serving = nil
 	s.cancel()
 	<-s.done
+}
+
+// saveCompletion stores the completion code and link in the project's definition.
+func (t *serveTab) saveCompletion() {
+	p := t.op.p
+	old := p.Settings
+	p.Settings.CompletionCode = strings.TrimSpace(t.code.Text)
+	p.Settings.CompletionURL = strings.TrimSpace(t.doneURL.Text)
+	err := p.Validate()
+	if err == nil {
+		var config []byte
+		if config, err = ev.MarshalProject(p); err == nil {
+			err = t.ws.store.SetEvalProjectConfig(t.ws.ctx(), t.op.info.ID, string(config))
+		}
+	}
+	if err != nil {
+		p.Settings = old
+		t.ws.showError(err)
+	}
 }

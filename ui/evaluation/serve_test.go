@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,12 @@ func TestServeTabServesAndShowsTheRoster(t *testing.T) {
 	}
 	if len(tab.roster) != 1 || !strings.Contains(tab.rosterCell(1, 2), "dialogue 1 of") || tab.rosterCell(1, 1) != "yes" {
 		t.Fatalf("roster %+v", tab.roster)
+	}
+	// The completion code is kept in the project.
+	tab.code.SetText("AGD-99")
+	uitest.TapButton(t, tab.root, "Save")
+	if p, err := w.store.EvalProject(context.Background(), w.open.info.ID); err != nil || p.Settings.CompletionCode != "AGD-99" {
+		t.Fatalf("completion code not stored: %v", err)
 	}
 	// Stop ends the study: the link no longer answers.
 	uitest.TapButton(t, tab.root, "Stop")
