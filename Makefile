@@ -12,7 +12,7 @@ LDFLAGS := -X $(MODULE)/app.Version=$(VERSION)
 BIN     := bin/agentdesk
 DIST    := dist
 
-.PHONY: all run build release deps test test-race vet fmt-check bench fuzz reliability package \
+.PHONY: pylib pytest all run build release deps test test-race vet fmt-check bench fuzz reliability package \
         package-windows package-check licenses icon ui-tour readme-screenshots clean
 
 all: build
@@ -36,7 +36,19 @@ test:
 	GO=$(GO) scripts/check-imports.sh
 	AGENTDESK_REQUIRE_BROWSER=1 xvfb-run -a $(GO) test -count=1 ./...
 	AGENTDESK_REQUIRE_BROWSER=1 $(GO) test -count=1 -race ./store/... ./engine/... ./ui/...
+	$(MAKE) pytest
 	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour
+
+# The gridworld engine as a shared library, next to the Python package that loads it.
+PYLIB := bindings/python/agentdesk_gridworld/libagentdesk_gridworld.so
+pylib:
+	$(GO) build -buildmode=c-shared -o $(PYLIB) ./bindings/gridworld
+	rm -f $(PYLIB:.so=.h)
+
+# The Python package's tests, with Debian's python3 and pytest.
+pytest: pylib
+	@scripts/deps.sh test
+	cd bindings/python && /usr/bin/python3 -m pytest -q tests
 
 # The UI tour alone: the real app under Xvfb and openbox at 1024x700, 1280x720 and 1920x1080 in
 # both themes, every screen, tab and dialog, screenshots in ui-tour/ (scripts/ui-tour.sh says

@@ -10,9 +10,9 @@ build_pkgs=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
   libxi-dev libxxf86vm-dev libxext-dev libxrender-dev libfreetype-dev libjpeg-dev)
 # openbox, wmctrl, x11-apps (xwd) and imagemagick: the UI tour's window manager, close request
 # and screenshots (scripts/ui-tour.sh); chromium: the study pages' tests in a real browser
-# (ui/web, driven with chromedp)
+# (ui/web, driven with chromedp); python3-pytest: the Python package's tests (bindings/python)
 test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy-microhei openbox wmctrl x11-apps imagemagick
-  chromium)
+  chromium python3-pytest)
 package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
 windows_pkgs=(gcc-mingw-w64-x86-64-posix)
 go_pkgs=(golang-go ca-certificates git)

@@ -1,0 +1,405 @@
+// Command gridworld is the gridworld engine as a shared library with a small C ABI, built with
+// `go build -buildmode=c-shared -o libagentdesk_gridworld.so ./bindings/gridworld`, for the
+// Python package bindings/python/agentdesk_gridworld (which loads it with ctypes: nothing to
+// compile on the user's side).
+//
+// The ABI works on batches: a handle is n environments stepped together by goroutines. Python
+// owns the arrays (NumPy) and binds them once; every reset and step reads the actions from
+// and writes observations, rewards and flags into them, with no allocation or copy on either
+// side beyond filling them. Errors are returned as codes, their text read with agd_error.
+// Nothing here panics across the boundary: a panic becomes an error.
+package main
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	gw "github.com/agentdesk/agentdesk/engine/gridworld"
+)
+
+func main() {}
+
+// The buffers a handle writes (agd_bind's kind).
+const (
+	bufActions    = 1  // int64[n]: discrete actions
+	bufInventory  = 2  // float32[n][6]
+	bufCompass    = 3  // float32[n]
+	bufAgentPos   = 4  // float32[n][5]
+	bufGrid       = 5  // int32[n][9][11][11] (observation grids are int32, spec §2)
+	bufTarget     = 6  // int32[n][9][11][11]
+	bufReward     = 7  // float64[n]
+	bufTerminated = 8  // uint8[n]
+	bufTruncated  = 9  // uint8[n]
+	bufFlying     = 10 // float32[n][8]: movement x,y,z, camera pitch,yaw, placement, select (as floats)
+	numBufs       = 11
+)
+
+// bufSizes are the element sizes and counts per environment.
+var bufSizes = map[int][2]int{
+	bufActions: {8, 1}, bufInventory: {4, gw.NumColors}, bufCompass: {4, 1}, bufAgentPos: {4, 5},
+	bufGrid: {4, gw.NumCells}, bufTarget: {4, gw.NumCells}, bufReward: {8, 1}, bufTerminated: {1, 1},
+	bufTruncated: {1, 1}, bufFlying: {4, 8},
+}
+
+type handle struct {
+	mu      sync.Mutex
+	batch   *gw.Batch
+	n       int
+	flying  bool
+	bufs    [numBufs]unsafe.Pointer
+	err     string
+	actions []gw.Action
+	obs     []*gw.Observation
+	results []gw.StepResult
+	steps   []int
+	maxStep int
+	// pending marks environments whose episode ended at the last step: with next-step
+	// autoreset (Gymnasium 1.x's default) the next step resets them instead of stepping.
+	pending []bool
+	cfg     gw.Config
+}
+
+var (
+	mu      sync.Mutex
+	handles = map[int64]*handle{}
+	nextID  int64
+	// lastErr is the error of a call that made no handle.
+	lastErr string
+)
+
+// options are what agd_new takes, as JSON.
+type options struct {
+	N      int            `json:"n"`
+	Env    string         `json:"env"`    // a registered IGLU id ("" : IGLUGridworld-v0's defaults without rendering)
+	Kwargs map[string]any `json:"kwargs"` // the original's keyword arguments
+	Task   string         `json:"task"`   // a task spec (cmd line's --task); "": the built-in generator
+	Seed   uint64         `json:"seed"`
+}
+
+func get(h C.int64_t) *handle {
+	mu.Lock()
+	defer mu.Unlock()
+	return handles[int64(h)]
+}
+
+func guard(h *handle, f func() error) (code C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.err = fmt.Sprintf("internal error: %v", r)
+			code = -2
+		}
+	}()
+	if err := f(); err != nil {
+		h.err = err.Error()
+		return -1
+	}
+	h.err = ""
+	return 0
+}
+
+//export agd_new
+func agd_new(optionsJSON *C.char) (id C.int64_t) {
+	defer func() {
+		if r := recover(); r != nil {
+			mu.Lock()
+			lastErr = fmt.Sprintf("internal error: %v", r)
+			mu.Unlock()
+			id = -1
+		}
+	}()
+	h, err := newHandle(C.GoString(optionsJSON))
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil {
+		lastErr = err.Error()
+		return -1
+	}
+	nextID++
+	handles[nextID] = h
+	return C.int64_t(nextID)
+}
+
+func newHandle(js string) (*handle, error) {
+	var o options
+	if err := json.Unmarshal([]byte(js), &o); err != nil {
+		return nil, fmt.Errorf("options: %w", err)
+	}
+	if o.N <= 0 || o.N > 1<<16 {
+		return nil, fmt.Errorf("n=%d: want 1 to 65536 environments", o.N)
+	}
+	cfg, err := gw.RegisteredConfig(gw.EnvIGLUGridworld)
+	if o.Env != "" {
+		cfg, err = gw.RegisteredConfig(o.Env)
+	} else {
+		cfg.Render = false
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.ApplyKwargs(o.Kwargs); err != nil {
+		return nil, err
+	}
+	if cfg.Render {
+		return nil, errors.New("render=True: the pov renderer is not in this library yet; pass render=False")
+	}
+	cfg.Seed = o.Seed
+	var src gw.TaskSource
+	if o.Task != "" {
+		if src, _, err = gw.ResolveTaskSpec(o.Task); err != nil {
+			return nil, err
+		}
+	} else {
+		src = gw.SampleTaskSource()
+	}
+	b, err := gw.NewBatch(o.N, cfg, func(i int, e *gw.Env) error { e.SetTaskSource(src); return nil })
+	if err != nil {
+		return nil, err
+	}
+	h := &handle{batch: b, n: o.N, flying: cfg.ActionSpace == gw.Flying && !cfg.Discretize,
+		actions: make([]gw.Action, o.N), obs: make([]*gw.Observation, o.N), results: make([]gw.StepResult, o.N),
+		steps: make([]int, o.N), maxStep: cfg.MaxSteps, pending: make([]bool, o.N), cfg: cfg}
+	return h, nil
+}
+
+//export agd_error
+func agd_error(h C.int64_t, buf *C.char, size C.int) C.int {
+	msg := lastErr
+	if x := get(h); x != nil {
+		msg = x.err
+	}
+	if size <= 0 {
+		return C.int(len(msg))
+	}
+	out := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(size))
+	n := copy(out[:len(out)-1], msg)
+	out[n] = 0
+	return C.int(len(msg))
+}
+
+//export agd_bind
+func agd_bind(h C.int64_t, kind C.int, ptr unsafe.Pointer, nbytes C.int64_t) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	return guard(x, func() error {
+		sz, ok := bufSizes[int(kind)]
+		if !ok {
+			return fmt.Errorf("unknown buffer kind %d", kind)
+		}
+		if want := int64(sz[0] * sz[1] * x.n); int64(nbytes) != want {
+			return fmt.Errorf("buffer %d holds %d bytes, want %d", kind, nbytes, want)
+		}
+		x.bufs[kind] = ptr
+		return nil
+	})
+}
+
+func slice[T any](p unsafe.Pointer, n int) []T {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(p), n)
+}
+
+// write copies observation i into the bound buffers.
+func (x *handle) write(i int, o *gw.Observation) {
+	if inv := slice[float32](x.bufs[bufInventory], x.n*gw.NumColors); inv != nil {
+		copy(inv[i*gw.NumColors:(i+1)*gw.NumColors], o.Inventory[:])
+	}
+	if c := slice[float32](x.bufs[bufCompass], x.n); c != nil {
+		c[i] = o.Compass
+	}
+	if p := slice[float32](x.bufs[bufAgentPos], x.n*5); p != nil {
+		copy(p[i*5:(i+1)*5], o.AgentPos[:])
+	}
+	if g := slice[int32](x.bufs[bufGrid], x.n*gw.NumCells); g != nil {
+		widen(g[i*gw.NumCells:(i+1)*gw.NumCells], &o.Grid)
+	}
+	if g := slice[int32](x.bufs[bufTarget], x.n*gw.NumCells); g != nil {
+		widen(g[i*gw.NumCells:(i+1)*gw.NumCells], &o.TargetGrid)
+	}
+}
+
+//export agd_reset
+func agd_reset(h C.int64_t, seed C.int64_t, seeded C.int) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return guard(x, func() error {
+		if seeded != 0 {
+			for i, e := range x.batch.Envs {
+				e.Seed(uint64(seed) + uint64(i))
+			}
+		}
+		if err := x.batch.Reset(x.obs); err != nil {
+			return err
+		}
+		for i, o := range x.obs {
+			x.write(i, o)
+			x.steps[i] = 0
+			x.pending[i] = false
+		}
+		return nil
+	})
+}
+
+// Autoreset modes of agd_step.
+const (
+	autoresetOff      = 0
+	autoresetNextStep = 1 // Gymnasium 1.x's default: the step after the last one resets
+	autoresetSameStep = 2 // reset in the same call; the observation is the new episode's first
+)
+
+// agd_step steps every environment with the bound actions and writes observations, rewards
+// and flags (see the autoreset modes).
+//
+//export agd_step
+func agd_step(h C.int64_t, autoreset C.int) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return guard(x, func() error {
+		if x.flying {
+			f := slice[float32](x.bufs[bufFlying], x.n*8)
+			if f == nil {
+				return errors.New("no flying actions bound")
+			}
+			for i := range x.actions {
+				a := f[i*8 : i*8+8]
+				x.actions[i] = gw.Action{Kind: gw.KindFly, Movement: [3]float32{a[0], a[1], a[2]},
+					Camera: [2]float32{a[3], a[4]}, Placement: int(a[5]), Select: int(a[6])}
+				if err := x.actions[i].Validate(); err != nil {
+					return fmt.Errorf("action of environment %d: %w", i, err)
+				}
+			}
+		} else {
+			acts := slice[int64](x.bufs[bufActions], x.n)
+			if acts == nil {
+				return errors.New("no actions bound")
+			}
+			for i, a := range acts {
+				if a < 0 || a >= gw.NumDiscrete {
+					return fmt.Errorf("action %d of environment %d: want 0 to %d", a, i, gw.NumDiscrete-1)
+				}
+				x.actions[i] = gw.DiscreteAction(int(a))
+			}
+		}
+		rew := slice[float64](x.bufs[bufReward], x.n)
+		term := slice[uint8](x.bufs[bufTerminated], x.n)
+		trunc := slice[uint8](x.bufs[bufTruncated], x.n)
+		var errs []error
+		x.batch.Parallel(func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				e := x.batch.Envs[i]
+				if x.pending[i] { // next-step autoreset
+					x.pending[i] = false
+					o, err := e.Reset()
+					if err != nil {
+						x.results[i].Err = err
+						continue
+					}
+					x.results[i].Err = nil
+					x.steps[i] = 0
+					x.write(i, o)
+					set(rew, i, 0)
+					set(term, i, 0)
+					set(trunc, i, 0)
+					continue
+				}
+				o, r, done, err := e.Step(x.actions[i])
+				x.results[i].Err = err
+				if err != nil {
+					continue
+				}
+				x.steps[i]++
+				truncated := done && x.maxStep > 0 && x.steps[i] >= x.maxStep && !e.Info().Completed
+				set(rew, i, r)
+				set(term, i, b2u(done && !truncated))
+				set(trunc, i, b2u(truncated))
+				if done && autoreset == autoresetSameStep {
+					if o, err = e.Reset(); err != nil {
+						x.results[i].Err = err
+						continue
+					}
+					x.steps[i] = 0
+				} else if done && autoreset == autoresetNextStep {
+					x.pending[i] = true
+				}
+				x.write(i, o)
+			}
+		})
+		for i := range x.results {
+			if err := x.results[i].Err; err != nil {
+				errs = append(errs, fmt.Errorf("environment %d: %w", i, err))
+			}
+		}
+		return errors.Join(errs...)
+	})
+}
+
+func set[T any](s []T, i int, v T) {
+	if s != nil {
+		s[i] = v
+	}
+}
+
+// agd_config writes the environments' configuration as JSON (what the observations hold).
+//
+//export agd_config
+func agd_config(h C.int64_t, buf *C.char, size C.int) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	b, _ := json.Marshal(x.cfg)
+	if size <= 0 {
+		return C.int(len(b))
+	}
+	out := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(size))
+	n := copy(out[:len(out)-1], b)
+	out[n] = 0
+	return C.int(len(b))
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+//export agd_free
+func agd_free(h C.int64_t) {
+	mu.Lock()
+	delete(handles, int64(h))
+	mu.Unlock()
+}
+
+//export agd_count
+func agd_count() C.int64_t {
+	mu.Lock()
+	defer mu.Unlock()
+	return C.int64_t(len(handles))
+}
+
+func widen(dst []int32, g *gw.Grid) {
+	src := unsafe.Slice((*int8)(unsafe.Pointer(g)), gw.NumCells)
+	for k, v := range src {
+		dst[k] = int32(v)
+	}
+}
