@@ -39,14 +39,15 @@ const (
 	bufTerminated = 8  // uint8[n]
 	bufTruncated  = 9  // uint8[n]
 	bufFlying     = 10 // float32[n][8]: movement x,y,z, camera pitch,yaw, placement, select (as floats)
-	numBufs       = 11
+	bufPose       = 11 // float64[n][5]: the agent's x, y, z, yaw, pitch (the state, not the observation)
+	numBufs       = 12
 )
 
 // bufSizes are the element sizes and counts per environment.
 var bufSizes = map[int][2]int{
 	bufActions: {8, 1}, bufInventory: {4, gw.NumColors}, bufCompass: {4, 1}, bufAgentPos: {4, 5},
 	bufGrid: {4, gw.NumCells}, bufTarget: {4, gw.NumCells}, bufReward: {8, 1}, bufTerminated: {1, 1},
-	bufTruncated: {1, 1}, bufFlying: {4, 8},
+	bufTruncated: {1, 1}, bufFlying: {4, 8}, bufPose: {8, 5},
 }
 
 type handle struct {
@@ -82,6 +83,9 @@ type options struct {
 	Kwargs map[string]any `json:"kwargs"` // the original's keyword arguments
 	Task   string         `json:"task"`   // a task spec (cmd line's --task); "": the built-in generator
 	Seed   uint64         `json:"seed"`
+	// Base is the defaults the keyword arguments change: "create_env" (the registered ids'
+	// wrapper, the default) or "gridworld" (the original's GridWorld class).
+	Base string `json:"base"`
 }
 
 func get(h C.int64_t) *handle {
@@ -136,10 +140,16 @@ func newHandle(js string) (*handle, error) {
 		return nil, fmt.Errorf("n=%d: want 1 to 65536 environments", o.N)
 	}
 	cfg, err := gw.RegisteredConfig(gw.EnvIGLUGridworld)
-	if o.Env != "" {
+	switch {
+	case o.Env != "":
 		cfg, err = gw.RegisteredConfig(o.Env)
-	} else {
+	case o.Base == "gridworld":
+		cfg = gw.EnvDefaults()
 		cfg.Render = false
+	case o.Base == "" || o.Base == "create_env":
+		cfg.Render = false
+	default:
+		err = fmt.Errorf("base %q: want create_env or gridworld", o.Base)
 	}
 	if err != nil {
 		return nil, err
@@ -163,7 +173,7 @@ func newHandle(js string) (*handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &handle{batch: b, n: o.N, flying: cfg.ActionSpace == gw.Flying && !cfg.Discretize,
+	h := &handle{batch: b, n: o.N, flying: b.Envs[0].ActionKind() == gw.KindFly,
 		actions: make([]gw.Action, o.N), obs: make([]*gw.Observation, o.N), results: make([]gw.StepResult, o.N),
 		steps: make([]int, o.N), maxStep: cfg.MaxSteps, pending: make([]bool, o.N), cfg: cfg}
 	return h, nil
@@ -226,6 +236,11 @@ func (x *handle) write(i int, o *gw.Observation) {
 	}
 	if g := slice[int32](x.bufs[bufTarget], x.n*gw.NumCells); g != nil {
 		widen(g[i*gw.NumCells:(i+1)*gw.NumCells], &o.TargetGrid)
+	}
+	if p := slice[float64](x.bufs[bufPose], x.n*5); p != nil {
+		st := x.batch.Envs[i].State()
+		pos := st.Position()
+		copy(p[i*5:i*5+5], []float64{pos[0], pos[1], pos[2], st.Yaw(), st.Pitch()})
 	}
 }
 
@@ -366,7 +381,10 @@ func agd_config(h C.int64_t, buf *C.char, size C.int) C.int {
 	if x == nil {
 		return -3
 	}
-	b, _ := json.Marshal(x.cfg)
+	b, _ := json.Marshal(struct {
+		gw.Config
+		ActionKind string `json:"action_kind"`
+	}{x.cfg, x.batch.Envs[0].ActionKind().String()})
 	if size <= 0 {
 		return C.int(len(b))
 	}
@@ -402,4 +420,100 @@ func widen(dst []int32, g *gw.Grid) {
 	for k, v := range src {
 		dst[k] = int32(v)
 	}
+}
+
+// agd_set_task gives every environment a fixed task (used by every reset from then on):
+// {"chat": "...", "target_grid": [[[...]]] (9x11x11), "starting_grid": [[x, y, z, id], ...],
+// "invariant": true}.
+//
+//export agd_set_task
+func agd_set_task(h C.int64_t, taskJSON *C.char) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return guard(x, func() error {
+		var t struct {
+			Chat      string     `json:"chat"`
+			Target    *gw.Grid   `json:"target_grid"`
+			Starting  []gw.Block `json:"starting_grid"`
+			Invariant *bool      `json:"invariant"`
+		}
+		if err := json.Unmarshal([]byte(C.GoString(taskJSON)), &t); err != nil {
+			return fmt.Errorf("task: %w", err)
+		}
+		task := &gw.Task{Chat: t.Chat, StartingGrid: t.Starting, Invariant: true}
+		if t.Target != nil {
+			task.Target = *t.Target
+		}
+		if t.Invariant != nil {
+			task.Invariant = *t.Invariant
+		}
+		for _, e := range x.batch.Envs {
+			e.SetTask(task)
+		}
+		return nil
+	})
+}
+
+// agd_initialize_world places every agent at a pose and resets (the original's
+// initialize_world), writing the observations.
+//
+//export agd_initialize_world
+func agd_initialize_world(h C.int64_t, px, py, pz, yaw, pitch C.double) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return guard(x, func() error {
+		pose := gw.Pose{Position: gw.Vec3{float64(px), float64(py), float64(pz)}, Yaw: float64(yaw), Pitch: float64(pitch)}
+		for i, e := range x.batch.Envs {
+			o, err := e.InitializeWorld(nil, pose)
+			if err != nil {
+				return err
+			}
+			x.steps[i], x.pending[i] = 0, false
+			x.write(i, o)
+		}
+		return nil
+	})
+}
+
+// agd_step_json steps environment i with an action given as JSON in any of the original's
+// forms (an integer, a walking or flying dictionary), writing its outputs like agd_step.
+//
+//export agd_step_json
+func agd_step_json(h C.int64_t, i C.int, actionJSON *C.char) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return guard(x, func() error {
+		k := int(i)
+		if k < 0 || k >= x.n {
+			return fmt.Errorf("environment %d of %d", k, x.n)
+		}
+		e := x.batch.Envs[k]
+		a, err := gw.DecodeAction([]byte(C.GoString(actionJSON)), x.cfg.ActionSpace, x.cfg.Discretize)
+		if err != nil {
+			return err
+		}
+		o, r, done, err := e.Step(a)
+		if err != nil {
+			return err
+		}
+		x.steps[k]++
+		truncated := done && x.maxStep > 0 && x.steps[k] >= x.maxStep && !e.Info().Completed
+		set(slice[float64](x.bufs[bufReward], x.n), k, r)
+		set(slice[uint8](x.bufs[bufTerminated], x.n), k, b2u(done && !truncated))
+		set(slice[uint8](x.bufs[bufTruncated], x.n), k, b2u(truncated))
+		x.write(k, o)
+		return nil
+	})
 }

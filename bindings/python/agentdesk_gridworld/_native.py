@@ -9,7 +9,7 @@ import os
 _LIB = None
 
 # Buffer kinds of agd_bind (bindings/gridworld/main.go).
-ACTIONS, INVENTORY, COMPASS, AGENT_POS, GRID, TARGET, REWARD, TERMINATED, TRUNCATED, FLYING = range(1, 11)
+ACTIONS, INVENTORY, COMPASS, AGENT_POS, GRID, TARGET, REWARD, TERMINATED, TRUNCATED, FLYING, POSE = range(1, 12)
 
 
 class GridworldError(RuntimeError):
@@ -37,6 +37,14 @@ def lib():
     L.agd_step.restype = ctypes.c_int
     L.agd_free.argtypes = [ctypes.c_int64]
     L.agd_free.restype = None
+    L.agd_config.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int]
+    L.agd_config.restype = ctypes.c_int
+    L.agd_set_task.argtypes = [ctypes.c_int64, ctypes.c_char_p]
+    L.agd_set_task.restype = ctypes.c_int
+    L.agd_initialize_world.argtypes = [ctypes.c_int64] + [ctypes.c_double] * 5
+    L.agd_initialize_world.restype = ctypes.c_int
+    L.agd_step_json.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.c_char_p]
+    L.agd_step_json.restype = ctypes.c_int
     L.agd_count.argtypes = []
     L.agd_count.restype = ctypes.c_int64
     _LIB = L

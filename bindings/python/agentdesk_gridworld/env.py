@@ -37,7 +37,7 @@ _KWARG_NAMES = {
 AUTORESET = {"off": 0, "next-step": 1, "same-step": 2}
 
 
-def _options(n, env_id, task, seed, kwargs):
+def _options(n, env_id, task, seed, kwargs, base="create_env"):
     kw = {}
     for k, v in kwargs.items():
         if k not in _KWARG_NAMES:
@@ -52,7 +52,7 @@ def _options(n, env_id, task, seed, kwargs):
     if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError("seed: want a non-negative integer, got %r" % (seed,))
     return json.dumps({"n": int(n), "env": env_id or "", "kwargs": kw, "task": task or "",
-                       "seed": int(seed or 0)}).encode()
+                       "seed": int(seed or 0), "base": base}).encode()
 
 
 def _free(handle):
@@ -71,14 +71,14 @@ class VectorEnv:
     "off" never resets.
     """
 
-    def __init__(self, n, env_id=None, *, task=None, seed=None, autoreset="next-step", **kwargs):
+    def __init__(self, n, env_id=None, *, task=None, seed=None, autoreset="next-step", base="create_env", **kwargs):
         if autoreset not in AUTORESET:
             raise ValueError("autoreset: want one of %s" % ", ".join(AUTORESET))
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError("n: want a positive number of environments, got %r" % (n,))
         L = _native.lib()
         self._L = L
-        h = L.agd_new(_options(n, env_id, task, seed, kwargs))
+        h = L.agd_new(_options(n, env_id, task, seed, kwargs, base))
         if h < 0:
             raise ValueError(_native.error(-1))
         self._h = h
@@ -89,7 +89,7 @@ class VectorEnv:
         buf = ctypes.create_string_buffer(size + 1)
         L.agd_config(h, buf, size + 1)
         self.config = json.loads(buf.value)
-        self.flying = self.config["action_space"] == "flying" and not self.config["discretize"]
+        self.flying = self.config["action_kind"] == "flying"
         n = self.num_envs
         self._actions = np.zeros(n, np.int64)
         self._flying = np.zeros((n, 8), np.float32)
@@ -101,7 +101,8 @@ class VectorEnv:
         self._reward = np.zeros(n, np.float64)
         self._terminated = np.zeros(n, np.uint8)
         self._truncated = np.zeros(n, np.uint8)
-        for kind, arr in ((_native.ACTIONS, self._actions), (_native.FLYING, self._flying),
+        self._pose = np.zeros((n, 5), np.float64)
+        for kind, arr in ((_native.POSE, self._pose), (_native.ACTIONS, self._actions), (_native.FLYING, self._flying),
                           (_native.INVENTORY, self._inventory), (_native.COMPASS, self._compass),
                           (_native.AGENT_POS, self._agent_pos), (_native.GRID, self._grid),
                           (_native.TARGET, self._target), (_native.REWARD, self._reward),
@@ -184,7 +185,11 @@ def observation_space(cfg):
 
 def action_space(cfg):
     s = _spaces
-    if cfg["action_space"] == "flying" and not cfg["discretize"]:
+    if cfg.get("action_kind") == "walking-dict":
+        return s.Dict({"forward": s.Discrete(2), "back": s.Discrete(2), "left": s.Discrete(2), "right": s.Discrete(2),
+                       "jump": s.Discrete(2), "attack": s.Discrete(2), "use": s.Discrete(2),
+                       "camera": s.Box(-5, 5, (2,), np.float32), "hotbar": s.Discrete(7)})
+    if cfg.get("action_kind") == "flying":
         return s.Dict({"movement": s.Box(-1, 1, (3,), np.float32), "camera": s.Box(-5, 5, (2,), np.float32),
                        "inventory": s.Discrete(7), "placement": s.Discrete(3)})
     return s.Discrete(N_ACTIONS)
@@ -204,8 +209,8 @@ class Env(_EnvBase):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, env_id=None, *, task=None, seed=None, **kwargs):
-        self._vec = VectorEnv(1, env_id, task=task, seed=seed, autoreset="off", **kwargs)
+    def __init__(self, env_id=None, *, task=None, seed=None, base="create_env", **kwargs):
+        self._vec = VectorEnv(1, env_id, task=task, seed=seed, autoreset="off", base=base, **kwargs)
         self.observation_space = self._vec.single_observation_space
         self.action_space = self._vec.single_action_space
         self.config = self._vec.config
@@ -228,6 +233,8 @@ class Env(_EnvBase):
         v = self._vec
         if v._h is None:
             raise RuntimeError("the environment is closed")
+        if isinstance(action, dict) and not v.flying:  # the original's walking dictionary
+            return self.step_json(json.dumps(_jsonable(action)))
         if v.flying:
             v._set_flying({k: np.asarray(x)[None] for k, x in action.items()} if isinstance(action, dict) else action)
         else:
@@ -242,8 +249,53 @@ class Env(_EnvBase):
             raise ValueError(_native.error(self._h))
         return self._obs, float(v._reward[0]), bool(v._terminated[0]), bool(v._truncated[0]), {}
 
+    def step_json(self, action):
+        """Steps with an action in the original's JSON form (an integer or a dictionary)."""
+        v = self._vec
+        if isinstance(action, str):
+            action = action.encode()
+        if v._L.agd_step_json(self._h, 0, action) != 0:
+            raise ValueError(_native.error(self._h))
+        return self._obs, float(v._reward[0]), bool(v._terminated[0]), bool(v._truncated[0]), {}
+
+    def set_task(self, target_grid=None, starting_grid=None, chat="", invariant=True):
+        """Fixes the task of every reset: a (9, 11, 11) target grid, starting blocks as
+        [x, y, z, id] rows, the chat shown as the dialog; the original's set_task."""
+        task = {"chat": chat, "invariant": bool(invariant)}
+        if target_grid is not None:
+            g = np.asarray(target_grid)
+            if g.shape != GRID_SHAPE:
+                raise ValueError("target_grid: want shape %s, got %s" % (GRID_SHAPE, g.shape))
+            task["target_grid"] = g.astype(int).tolist()
+        if starting_grid is not None:
+            task["starting_grid"] = np.asarray(starting_grid, dtype=int).reshape(-1, 4).tolist()
+        _native.check(self._h, self._vec._L.agd_set_task(self._h, json.dumps(task).encode()))
+        self._obs["dialog"] = chat
+
+    def initialize_world(self, position, yaw=0.0, pitch=0.0):
+        """Places the agent and resets (the original's initialize_world); returns (obs, info)."""
+        x, y, z = (float(c) for c in position)
+        _native.check(self._h, self._vec._L.agd_initialize_world(self._h, x, y, z, float(yaw), float(pitch)))
+        return self._obs, {}
+
+    @property
+    def pose(self):
+        """The agent's exact state: x, y, z, yaw, pitch (float64; the observation's agentPos is
+        float32 and zero after a reset)."""
+        return self._vec._pose[0]
+
     def close(self):
         self._vec.close()
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_jsonable(x) for x in np.asarray(v).tolist()] if isinstance(v, np.ndarray) else [_jsonable(x) for x in v]
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
 
 
 class GymCompat:
