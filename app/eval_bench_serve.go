@@ -216,7 +216,7 @@ func benchServe(e *env, dir string, n int, dur time.Duration, kill bool) error {
 		st.Close()
 		return err
 	}
-	srv, err := web.New(ctx, web.Options{Store: st, Project: &session.Project{ID: id, Name: "bench", P: saved}, BaseURL: "http://" + addr})
+	srv, err := web.New(ctx, web.Options{Store: st, Project: session.NewProject(id, "bench", saved), BaseURL: "http://" + addr})
 	if err != nil {
 		st.Close()
 		return err

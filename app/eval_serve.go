@@ -64,7 +64,7 @@ func (e *env) studyServer(ctx context.Context, args []string, base string, secur
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := web.New(ctx, web.Options{Store: st, Project: &session.Project{ID: info.ID, Name: info.Name, P: p},
+	srv, err := web.New(ctx, web.Options{Store: st, Project: session.NewProject(info.ID, info.Name, p),
 		BaseURL: base, Secure: secure})
 	if err != nil {
 		st.Close()

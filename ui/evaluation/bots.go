@@ -142,17 +142,16 @@ func (w *Workspace) saveBot(key string, spec ev.BotSpec) error {
 		}
 		ev.CloseBot(b)
 	}
-	p := w.open.p
-	old := p.Bots[key]
+	p := w.open.edited()
 	p.Bots[key] = spec
 	config, err := ev.MarshalProject(p)
 	if err == nil {
 		err = w.store.SetEvalProjectConfig(w.ctx(), w.open.info.ID, string(config))
 	}
 	if err != nil {
-		p.Bots[key] = old
 		return err
 	}
+	w.open.set(p)
 	if w.session != nil {
 		w.session.core.SetBot(key, nil) // the next reply starts the new definition
 	}

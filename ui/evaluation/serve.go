@@ -523,8 +523,7 @@ func (w *Workspace) stopServing() {
 
 // saveCompletion stores the completion code and link in the project's definition.
 func (t *serveTab) saveCompletion() {
-	p := t.op.p
-	old := p.Settings
+	p := t.op.edited()
 	p.Settings.CompletionCode = strings.TrimSpace(t.code.Text)
 	p.Settings.CompletionURL = strings.TrimSpace(t.doneURL.Text)
 	err := p.Validate()
@@ -535,7 +534,8 @@ func (t *serveTab) saveCompletion() {
 		}
 	}
 	if err != nil {
-		p.Settings = old
 		t.ws.showError(err)
+		return
 	}
+	t.op.set(p)
 }

@@ -60,7 +60,7 @@ func TestSameAnswersThroughTheDesktopAndTheWeb(t *testing.T) {
 	}
 	saved, _ := webStore.EvalProject(ctx, id)
 	ts := httptest.NewUnstartedServer(nil)
-	srv, err := web.New(ctx, web.Options{Store: webStore, Project: &session.Project{ID: id, Name: "both", P: saved},
+	srv, err := web.New(ctx, web.Options{Store: webStore, Project: session.NewProject(id, "both", saved),
 		BaseURL: "http://" + ts.Listener.Addr().String()})
 	if err != nil {
 		t.Fatal(err)

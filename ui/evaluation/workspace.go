@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 
@@ -52,6 +53,22 @@ type evalProject struct {
 	p    *ev.Project
 	// sp is the project as study sessions share it.
 	sp *session.Project
+}
+
+// edited is a copy of the project's definition to change (sessions, the served study among
+// them, read the current one at the same time); set makes it the definition.
+func (op *evalProject) edited() *ev.Project {
+	c := *op.p
+	c.Bots = maps.Clone(op.p.Bots)
+	if c.Bots == nil {
+		c.Bots = map[string]ev.BotSpec{}
+	}
+	return &c
+}
+
+func (op *evalProject) set(p *ev.Project) {
+	op.p = p
+	op.sp.SetDef(p)
 }
 
 // New builds the workspace on store (nil: none is open, and the workspace says so).
@@ -368,7 +385,7 @@ func loadEvalProject(ctx context.Context, st Store, id int64) (*evalProject, err
 	if err != nil {
 		return nil, err
 	}
-	return &evalProject{info: info, p: p, sp: &session.Project{ID: info.ID, Name: info.Name, P: p}}, nil
+	return &evalProject{info: info, p: p, sp: session.NewProject(info.ID, info.Name, p)}, nil
 }
 
 // openProject shows a project: its session (sign in and annotate), results and setup.

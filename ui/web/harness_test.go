@@ -56,7 +56,7 @@ func serveExample(t *testing.T, config string, edit func(*ev.Project)) *harness 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, st: st, proj: &session.Project{ID: id, Name: "demo", P: saved}}
+	h := &harness{t: t, st: st, proj: session.NewProject(id, "demo", saved)}
 	h.start()
 	return h
 }

@@ -179,7 +179,7 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 		q.Set("assignment_id", id.Assignment)
 	}
 	q.Set("token", id.Token)
-	st := s.opts.Project.P.Settings
+	st := s.opts.Project.Def().Settings
 	d := pageData{Study: studyTitle(s.opts.Project), Participant: v.Participant, Screen: string(v.Screen),
 		Query: encodeOrdered(q, "worker_id", "assignment_id", "token"), Form: s.sign.formToken(id.Worker, browser),
 		At: stamp(p.sess), Version: p.version, Notice: v.Notice, Due: v.Due()}
@@ -237,7 +237,7 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 }
 
 func studyTitle(p *session.Project) string {
-	if t := p.P.Settings.TaskTitle; t != "" {
+	if t := p.Def().Settings.TaskTitle; t != "" {
 		return t
 	}
 	return p.Name

@@ -216,7 +216,7 @@ func (s *Server) Roster(ctx context.Context) ([]RosterEntry, error) {
 			e.Screening = "blocked"
 		case sum.Qualifications[passed] > 0:
 			e.Screening = "passed"
-		case s.opts.Project.P.Settings.UseScreening && s.opts.Project.P.Training != nil:
+		case s.opts.Project.Def().Settings.UseScreening && s.opts.Project.Def().Training != nil:
 			e.Screening = "not yet"
 		default:
 			e.Screening = "—"

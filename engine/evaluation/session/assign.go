@@ -19,7 +19,7 @@ const (
 
 // GoldBase is the prefix of the project's gold qualifications.
 func (p *Project) GoldBase() string {
-	if b := p.P.Settings.GoldQualificationBase; b != "" {
+	if b := p.Def().Settings.GoldQualificationBase; b != "" {
 		return b
 	}
 	return p.Name + "_gold"
@@ -27,13 +27,13 @@ func (p *Project) GoldBase() string {
 
 // PassedName is the qualification a passed screening grants.
 func (p *Project) PassedName() string {
-	passed, _ := p.P.Settings.QualificationNames(p.Name)
+	passed, _ := p.Def().Settings.QualificationNames(p.Name)
 	return passed
 }
 
 // BlockName is the qualification that keeps a participant out of the project.
 func (p *Project) BlockName() string {
-	_, block := p.P.Settings.QualificationNames(p.Name)
+	_, block := p.Def().Settings.QualificationNames(p.Name)
 	return block
 }
 
@@ -101,7 +101,7 @@ func AssignNext(ctx context.Context, st Store, p *Project, who ev.ParticipantSum
 		return ev.UnitRecord{}, nil, err
 	}
 	initial, _ := json.Marshal(newAnswerState(who.Name))
-	a, err := ev.NextUnit(p.P, state, who.Name)
+	a, err := ev.NextUnit(p.Def(), state, who.Name)
 	var refusal *ev.Refusal
 	if errors.As(err, &refusal) {
 		return ev.UnitRecord{}, refusal, nil
@@ -115,17 +115,17 @@ func AssignNext(ctx context.Context, st Store, p *Project, who ev.ParticipantSum
 		u, err := st.EvalAssign(ctx, p.ID, who.ID, 0, ev.UnitScreening, ev.ScreeningIndex, nil, initial)
 		return u, nil, err
 	case k.IsGold():
-		if k.Bundle < 0 || k.Bundle >= len(p.P.Gold) {
-			return ev.UnitRecord{}, nil, fmt.Errorf("gold unit %d: the project has %d gold bundles", k.Bundle, len(p.P.Gold))
+		if k.Bundle < 0 || k.Bundle >= len(p.Def().Gold) {
+			return ev.UnitRecord{}, nil, fmt.Errorf("gold unit %d: the project has %d gold bundles", k.Bundle, len(p.Def().Gold))
 		}
 		g := k.Bundle
-		order := ev.NewUnitOrder(p.P.Gold[g], 0, false)
+		order := ev.NewUnitOrder(p.Def().Gold[g], 0, false)
 		order.Gold = &g
 		shown, _ := json.Marshal(order)
 		u, err := st.EvalAssign(ctx, p.ID, who.ID, 0, ev.UnitGold, ev.GoldIndex, shown, initial)
 		return u, nil, err
 	}
-	if p.P.Settings.CollectDialogue {
+	if p.Def().Settings.CollectDialogue {
 		u, err := st.EvalUnitAt(ctx, p.ID, ev.UnitCollection, 0, k.Bundle)
 		if err != nil {
 			return ev.UnitRecord{}, nil, err
@@ -133,15 +133,15 @@ func AssignNext(ctx context.Context, st Store, p *Project, who ev.ParticipantSum
 		got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitCollection, u.Index, nil, initial)
 		return got, nil, err
 	}
-	if k.Bundle < 0 || k.Bundle >= len(p.P.Bundles) {
-		return ev.UnitRecord{}, nil, fmt.Errorf("unit %v: the project has %d assignments", k, len(p.P.Bundles))
+	if k.Bundle < 0 || k.Bundle >= len(p.Def().Bundles) {
+		return ev.UnitRecord{}, nil, fmt.Errorf("unit %v: the project has %d assignments", k, len(p.Def().Bundles))
 	}
 	u, err := st.EvalUnitAt(ctx, p.ID, ev.UnitTask, k.Bundle, k.Index)
 	if err != nil {
 		return ev.UnitRecord{}, nil, fmt.Errorf("unit %v: %w", k, err)
 	}
-	seed := ev.UnitSeed(p.P.Settings.RandomSeed, k)
-	order := ev.NewUnitOrder(p.P.Bundles[k.Bundle], seed, true)
+	seed := ev.UnitSeed(p.Def().Settings.RandomSeed, k)
+	order := ev.NewUnitOrder(p.Def().Bundles[k.Bundle], seed, true)
 	shown, _ := json.Marshal(order)
 	got, err := st.EvalAssign(ctx, p.ID, who.ID, u.ID, ev.UnitTask, u.Index, shown, initial)
 	return got, nil, err
@@ -206,7 +206,7 @@ func PreviewNext(ctx context.Context, st Store, p *Project, who string) (string,
 			return keyName(UnitKey(u), u.Kind), nil
 		}
 	}
-	a, err := ev.NextUnit(p.P, state, who)
+	a, err := ev.NextUnit(p.Def(), state, who)
 	var refusal *ev.Refusal
 	if errors.As(err, &refusal) {
 		return "", nil

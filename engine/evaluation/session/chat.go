@@ -63,7 +63,7 @@ func (c *chatSession) close() {
 // startChat opens a collection unit: a saved session resumes; a new one gets its condition
 // (least seen by this participant, then most remaining) and its bot order.
 func (s *Session) startChat(ctx context.Context) error {
-	st := s.project.P.Settings
+	st := s.project.Def().Settings
 	c := &chatSession{s: s, bots: map[string]ev.Bot{}}
 	if raw, ok := s.state.Extra[chatKey]; ok {
 		c.chat = &ev.Chat{}
@@ -91,7 +91,7 @@ func (s *Session) startChat(ctx context.Context) error {
 
 // chooseCondition picks the condition of a new session (spec §13.4) and shuffles its bots.
 func (s *Session) chooseCondition(ctx context.Context) (ev.Condition, error) {
-	cs, err := ev.ParseConditions(s.project.P.Settings.ConversationsNeeded)
+	cs, err := ev.ParseConditions(s.project.Def().Settings.ConversationsNeeded)
 	if err != nil {
 		return ev.Condition{}, fmt.Errorf("conversations needed: %w", err)
 	}
@@ -105,7 +105,7 @@ func (s *Session) chooseCondition(ctx context.Context) (ev.Condition, error) {
 			completed[c] += n
 		}
 	}
-	rng := rand.New(rand.NewPCG(uint64(s.project.P.Settings.RandomSeed), uint64(s.unit.ID)))
+	rng := rand.New(rand.NewPCG(uint64(s.project.Def().Settings.RandomSeed), uint64(s.unit.ID)))
 	cond, err := ev.ChooseCondition(cs, completed, counts[s.participant.Name], rng)
 	if err != nil {
 		return ev.Condition{}, err
@@ -172,7 +172,7 @@ func (c *chatSession) show(ctx context.Context) error {
 	s.screen = ScreenChat
 	s.i, s.a = c.chat.Index(), 0
 	s.lastTurn = -1
-	st := s.project.P.Settings
+	st := s.project.Def().Settings
 	s.arm(ctx, c.chat.ReplyDeadline(st), replyLimit(st))
 	return nil
 }
@@ -180,11 +180,11 @@ func (c *chatSession) show(ctx context.Context) error {
 // onlineType is the project's online annotation type, asked under every bot message while
 // chatting; nil when there is none.
 func (c *chatSession) onlineType() *ev.AnnotationType {
-	name := c.s.project.P.Settings.OnlineAnnotation
+	name := c.s.project.Def().Settings.OnlineAnnotation
 	if name == "" {
 		return nil
 	}
-	return c.s.project.P.Type(name)
+	return c.s.project.Def().Type(name)
 }
 
 // onlinePage is the conversation as a page of the online type, nil without one.
@@ -294,10 +294,10 @@ func (s *Session) End(ctx context.Context) error {
 func (c *chatSession) offline(ctx context.Context) error {
 	s := c.s
 	k := c.chat.Index()
-	lists := s.project.P.Settings.OfflineAnnotations
+	lists := s.project.Def().Settings.OfflineAnnotations
 	var names []string
 	if k < len(lists) {
-		rng := rand.New(rand.NewPCG(uint64(s.project.P.Settings.RandomSeed), uint64(s.unit.ID)*31+uint64(k)))
+		rng := rand.New(rand.NewPCG(uint64(s.project.Def().Settings.RandomSeed), uint64(s.unit.ID)*31+uint64(k)))
 		names = ev.OfflineGroups(lists[k]).Pages(k, rng)
 	}
 	s.dps, s.types = nil, nil
@@ -306,7 +306,7 @@ func (c *chatSession) offline(ctx context.Context) error {
 		var ts []*ev.AnnotationType
 		if j == k {
 			for _, n := range names {
-				t := s.project.P.Type(n)
+				t := s.project.Def().Type(n)
 				if t == nil {
 					continue
 				}
@@ -416,7 +416,7 @@ func (s *Session) FinishReply(ctx context.Context, r *Reply) error {
 	if err := c.save(ctx); err != nil {
 		return err
 	}
-	st := s.project.P.Settings
+	st := s.project.Def().Settings
 	s.arm(ctx, c.chat.ReplyDeadline(st), replyLimit(st))
 	return nil
 }
@@ -436,7 +436,7 @@ func (c *chatSession) bot(model string) (ev.Bot, error) {
 	if b, ok := c.bots[model]; ok {
 		return b, nil
 	}
-	spec, ok := c.s.project.P.Bots[model]
+	spec, ok := c.s.project.Def().Bots[model]
 	if !ok {
 		return nil, fmt.Errorf("the project defines no bot %q", model)
 	}

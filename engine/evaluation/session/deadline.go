@@ -26,7 +26,7 @@ func (s *Session) pageDeadline() time.Time {
 	if previous.IsZero() {
 		previous = s.state.Started()
 	}
-	return ev.PageDeadline(previous, s.project.P.Settings)
+	return ev.PageDeadline(previous, s.project.Def().Settings)
 }
 
 // arm sets the deadline of what is on show (the zero time: none). A deadline already passed

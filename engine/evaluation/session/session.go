@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
@@ -45,13 +46,28 @@ type Store interface {
 }
 
 // Project is a stored project as sessions share it: its id and name in the store, its
-// definition, and the lock that makes its assignments one at a time.
+// definition, and the lock that makes its assignments one at a time. Sessions of many
+// participants read the definition at once (a served study): change it only with SetDef,
+// with a new definition (copy, then change the copy).
 type Project struct {
 	ID     int64
 	Name   string
-	P      *ev.Project
+	def    atomic.Pointer[ev.Project]
 	assign sync.Mutex
 }
+
+// NewProject is a project with its definition.
+func NewProject(id int64, name string, p *ev.Project) *Project {
+	sp := &Project{ID: id, Name: name}
+	sp.def.Store(p)
+	return sp
+}
+
+// Def is the project's definition (do not change it).
+func (p *Project) Def() *ev.Project { return p.def.Load() }
+
+// SetDef replaces the project's definition (a bot or the completion code edited).
+func (p *Project) SetDef(d *ev.Project) { p.def.Store(d) }
 
 // Screen is what a session has on show.
 type Screen string
@@ -217,7 +233,7 @@ func (s *Session) openUnit(ctx context.Context, u ev.UnitRecord) error {
 	case ev.UnitCollection:
 		return s.startChat(ctx)
 	}
-	dps, types, err := UnitDatapoints(s.project.P, u)
+	dps, types, err := UnitDatapoints(s.project.Def(), u)
 	if err != nil {
 		return err
 	}
@@ -251,7 +267,7 @@ func (s *Session) showPage(ctx context.Context) error {
 			s.lastTurn = pos
 		}
 	}
-	if !s.arm(ctx, s.pageDeadline(), pageLimit(s.project.P.Settings)) {
+	if !s.arm(ctx, s.pageDeadline(), pageLimit(s.project.Def().Settings)) {
 		return nil
 	}
 	return s.saveProgress(ctx)
@@ -395,7 +411,7 @@ func (s *Session) gradeGold(ctx context.Context) (json.RawMessage, map[string]in
 		}
 		answers = append(answers, data)
 	}
-	g, err := ev.GradeGold(ev.Bundle{Datapoints: s.dps}, answers, s.project.P.Settings.AllowedGoldMistakes, s.project.P.Settings.Grading)
+	g, err := ev.GradeGold(ev.Bundle{Datapoints: s.dps}, answers, s.project.Def().Settings.AllowedGoldMistakes, s.project.Def().Settings.Grading)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -404,7 +420,7 @@ func (s *Session) gradeGold(ctx context.Context) (json.RawMessage, map[string]in
 	if err != nil {
 		return nil, nil, err
 	}
-	blocked := state.RecordGold(s.project.P, s.participant.Name, g.Passed)
+	blocked := state.RecordGold(s.project.Def(), s.participant.Name, g.Passed)
 	rec := state.Record(s.participant.Name)
 	grant := map[string]int{base + GoldCorrectSuffix: rec.CorrectGolds, base + GoldWrongSuffix: rec.WrongGolds}
 	if rec.ExtraGold {

@@ -15,15 +15,15 @@ var ErrNotCorrected = ev.ErrNotCorrected
 
 // startTraining opens a screening unit: the engine's TrainingFlow decides the pages.
 func (s *Session) startTraining(ctx context.Context) error {
-	tr := s.project.P.Training
+	tr := s.project.Def().Training
 	var t *ev.AnnotationType
 	if tr != nil {
-		t = s.project.P.Type(tr.TypeName)
+		t = s.project.Def().Type(tr.TypeName)
 	}
 	if t == nil {
 		return fmt.Errorf("this project's training is missing or names an unknown type; turn screening off in the project")
 	}
-	flow, err := ev.NewTrainingFlow(tr, s.project.P.Settings.Grading)
+	flow, err := ev.NewTrainingFlow(tr, s.project.Def().Settings.Grading)
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,7 @@ func (s *Session) Page() *Page {
 		return nil
 	}
 	p := &Page{Datapoint: &s.dps[s.i], Type: s.types[s.i][s.a], Answers: s.state.Dialogue(s.i),
-		Collection: s.project.P.Settings.CollectDialogue, Training: s.train != nil, Feedback: -1,
+		Collection: s.project.Def().Settings.CollectDialogue, Training: s.train != nil, Feedback: -1,
 		Dialogue: s.i, Dialogues: len(s.types), Annot: s.a, Annots: len(s.types[s.i]), Turn: s.lastTurn}
 	if p.Type.Display.TurnLevel() {
 		p.Positions = p.Type.Positions(len(p.Datapoint.Turns))
