@@ -12,7 +12,7 @@ LDFLAGS := -X $(MODULE)/app.Version=$(VERSION)
 BIN     := bin/agentdesk
 DIST    := dist
 
-.PHONY: pylib pytest pybench all run build release deps test test-race vet fmt-check bench fuzz reliability package \
+.PHONY: pylib pytest pybench wheel all run build release deps test test-race vet fmt-check bench fuzz reliability package \
         package-windows package-check licenses icon ui-tour readme-screenshots clean
 
 all: build
@@ -37,6 +37,7 @@ test:
 	AGENTDESK_REQUIRE_BROWSER=1 xvfb-run -a $(GO) test -count=1 ./...
 	AGENTDESK_REQUIRE_BROWSER=1 $(GO) test -count=1 -race ./store/... ./engine/... ./ui/...
 	$(MAKE) pytest
+	$(MAKE) wheel
 	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour
 
 # The gridworld engine as a shared library, next to the Python package that loads it.
@@ -49,6 +50,15 @@ pylib:
 pytest: pylib
 	@scripts/deps.sh test
 	cd bindings/python && /usr/bin/python3 -m pytest -q tests
+
+# The Python package as a Linux wheel in dist/, with the engine library inside (Debian's
+# python3-setuptools and python3-wheel); the check installs it into a fresh venv and steps it.
+wheel: pylib
+	@scripts/deps.sh wheel
+	rm -rf bindings/python/build bindings/python/*.egg-info
+	cd bindings/python && /usr/bin/python3 setup.py -q bdist_wheel -d ../../$(DIST)
+	rm -rf bindings/python/build bindings/python/*.egg-info
+	scripts/wheel-check.sh $(DIST)
 
 # The Python API's speed (BENCHMARKS.md).
 pybench: pylib

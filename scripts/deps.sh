@@ -15,6 +15,8 @@ test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy
   chromium python3-pytest)
 package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
 windows_pkgs=(gcc-mingw-w64-x86-64-posix)
+# the Python package's wheel (make wheel) and its install check in a venv
+wheel_pkgs=(python3-setuptools python3-wheel python3-venv python3-pip python3-numpy)
 go_pkgs=(golang-go ca-certificates git)
 
 want=()
@@ -24,8 +26,9 @@ for group in "$@"; do
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
     package) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${package_pkgs[@]}") ;;
     windows) want+=("${build_pkgs[@]}" "${windows_pkgs[@]}") ;;
+    wheel) want+=("${wheel_pkgs[@]}") ;;
     go) want+=("${go_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build, test, package, windows, go)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, package, windows, wheel, go)" >&2; exit 2 ;;
   esac
 done
 
