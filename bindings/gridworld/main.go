@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -321,7 +322,7 @@ func agd_step(h C.int64_t, autoreset C.int) C.int {
 		term := slice[uint8](x.bufs[bufTerminated], x.n)
 		trunc := slice[uint8](x.bufs[bufTruncated], x.n)
 		var errs []error
-		x.batch.Parallel(func(lo, hi int) {
+		x.parallel(func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				e := x.batch.Envs[i]
 				if x.pending[i] { // next-step autoreset
@@ -522,4 +523,31 @@ func agd_step_json(h C.int64_t, i C.int, actionJSON *C.char) C.int {
 		x.write(k, o)
 		return nil
 	})
+}
+
+// minPerWorker is the fewest environments worth another goroutine in one step: a step of the
+// engine takes about 0.3 us, while handing work to a sleeping thread and waiting for it costs
+// tens of microseconds per call (measured from Python: 64 environments, 0.89M steps/s on two
+// goroutines, 2.87M on the calling one; 1,024: 2.5M on one, 3.2M on two).
+const minPerWorker = 512
+
+// parallel runs f over chunks of the environments: the first chunk on the calling goroutine,
+// the others on their own, as many as the batch is worth.
+func (x *handle) parallel(f func(lo, hi int)) {
+	w := max(1, min(runtime.GOMAXPROCS(0), x.n/minPerWorker))
+	if w == 1 {
+		f(0, x.n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < w; k++ {
+		lo, hi := k*x.n/w, (k+1)*x.n/w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	f(0, x.n/w)
+	wg.Wait()
 }

@@ -48,9 +48,6 @@ func NewBatch(n int, cfg Config, setup func(i int, e *Env) error) (*Batch, error
 	return b, nil
 }
 
-// Parallel runs f(lo, hi) over worker chunks of the environments, one goroutine each.
-func (b *Batch) Parallel(f func(lo, hi int)) { b.parallel(f) }
-
 // parallel runs f(lo, hi) over worker chunks of the environments.
 func (b *Batch) parallel(f func(lo, hi int)) {
 	w := max(1, min(b.Workers, len(b.Envs)))
