@@ -343,7 +343,12 @@ func scanUnit(sc interface{ Scan(...any) error }) (ev.UnitRecord, error) {
 }
 
 func (r reader) units(ctx context.Context, where string, args ...any) ([]ev.UnitRecord, error) {
-	rows, err := r.q.QueryContext(ctx, unitQuery+" WHERE "+where+" ORDER BY coalesce(a.position, -1), u.unit_index, u.id", args...)
+	return r.unitRows(ctx, unitQuery+" WHERE "+where+" ORDER BY coalesce(a.position, -1), u.unit_index, u.id", args...)
+}
+
+// unitRows runs a query of unitQuery's columns and scans its units.
+func (r reader) unitRows(ctx context.Context, query string, args ...any) ([]ev.UnitRecord, error) {
+	rows, err := r.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -380,21 +385,8 @@ func (r reader) EvalUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord
 // participants answer.
 func (r reader) EvalHeldUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error) {
 	q := strings.Replace(unitQuery, `coalesce(a.bundle, '[]'), u.shown, u.state, u.result`, `'[]', 'null', '{}', '{}'`, 1)
-	rows, err := r.q.QueryContext(ctx, q+` WHERE u.project_id = ? AND u.status IN ('assigned', 'completed')
+	return r.unitRows(ctx, q+` WHERE u.project_id = ? AND u.status IN ('assigned', 'completed')
 		ORDER BY coalesce(a.position, -1), u.unit_index, u.id`, projectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ev.UnitRecord
-	for rows.Next() {
-		u, err := scanUnit(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
 }
 
 // EvalUnitAt returns a task or collection unit by its place: the assignment's position in the

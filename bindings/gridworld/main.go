@@ -95,6 +95,17 @@ func get(h C.int64_t) *handle {
 	return handles[int64(h)]
 }
 
+// locked runs f on a handle under its lock, as guard does; -3 when there is no such handle.
+func locked(h C.int64_t, f func(x *handle) error) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return guard(x, func() error { return f(x) })
+}
+
 func guard(h *handle, f func() error) (code C.int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -186,13 +197,18 @@ func agd_error(h C.int64_t, buf *C.char, size C.int) C.int {
 	if x := get(h); x != nil {
 		msg = x.err
 	}
-	if size <= 0 {
-		return C.int(len(msg))
+	return copyOut(buf, size, msg)
+}
+
+// copyOut writes text, cut to fit and NUL-terminated, into a caller's buffer of size bytes
+// and returns its full length (a size of 0 asks for the length only).
+func copyOut(buf *C.char, size C.int, text string) C.int {
+	if size > 0 {
+		out := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(size))
+		n := copy(out[:len(out)-1], text)
+		out[n] = 0
 	}
-	out := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(size))
-	n := copy(out[:len(out)-1], msg)
-	out[n] = 0
-	return C.int(len(msg))
+	return C.int(len(text))
 }
 
 //export agd_bind
@@ -248,13 +264,7 @@ func (x *handle) write(i int, o *gw.Observation) {
 
 //export agd_reset
 func agd_reset(h C.int64_t, seed C.int64_t, seeded C.int) C.int {
-	x := get(h)
-	if x == nil {
-		return -3
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return guard(x, func() error {
+	return locked(h, func(x *handle) error {
 		if seeded != 0 {
 			for i, e := range x.batch.Envs {
 				e.Seed(uint64(seed) + uint64(i))
@@ -284,13 +294,7 @@ const (
 //
 //export agd_step
 func agd_step(h C.int64_t, autoreset C.int) C.int {
-	x := get(h)
-	if x == nil {
-		return -3
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return guard(x, func() error {
+	return locked(h, func(x *handle) error {
 		if x.flying {
 			f := slice[float32](x.bufs[bufFlying], x.n*8)
 			if f == nil {
@@ -392,13 +396,7 @@ func agd_config(h C.int64_t, buf *C.char, size C.int) C.int {
 		gw.Config
 		ActionKind string `json:"action_kind"`
 	}{x.cfg, x.batch.Envs[0].ActionKind().String()})
-	if size <= 0 {
-		return C.int(len(b))
-	}
-	out := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(size))
-	n := copy(out[:len(out)-1], b)
-	out[n] = 0
-	return C.int(len(b))
+	return copyOut(buf, size, string(b))
 }
 
 func b2u(b bool) uint8 {
@@ -435,13 +433,7 @@ func widen(dst []int32, g *gw.Grid) {
 //
 //export agd_set_task
 func agd_set_task(h C.int64_t, taskJSON *C.char) C.int {
-	x := get(h)
-	if x == nil {
-		return -3
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return guard(x, func() error {
+	return locked(h, func(x *handle) error {
 		var t struct {
 			Chat      string     `json:"chat"`
 			Target    *gw.Grid   `json:"target_grid"`
@@ -470,13 +462,7 @@ func agd_set_task(h C.int64_t, taskJSON *C.char) C.int {
 //
 //export agd_initialize_world
 func agd_initialize_world(h C.int64_t, px, py, pz, yaw, pitch C.double) C.int {
-	x := get(h)
-	if x == nil {
-		return -3
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return guard(x, func() error {
+	return locked(h, func(x *handle) error {
 		pose := gw.Pose{Position: gw.Vec3{float64(px), float64(py), float64(pz)}, Yaw: float64(yaw), Pitch: float64(pitch)}
 		for i, e := range x.batch.Envs {
 			o, err := e.InitializeWorld(nil, pose)
@@ -495,13 +481,7 @@ func agd_initialize_world(h C.int64_t, px, py, pz, yaw, pitch C.double) C.int {
 //
 //export agd_step_json
 func agd_step_json(h C.int64_t, i C.int, actionJSON *C.char) C.int {
-	x := get(h)
-	if x == nil {
-		return -3
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return guard(x, func() error {
+	return locked(h, func(x *handle) error {
 		k := int(i)
 		if k < 0 || k >= x.n {
 			return fmt.Errorf("environment %d of %d", k, x.n)

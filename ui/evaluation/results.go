@@ -238,17 +238,9 @@ func (d *evalDashboard) export(format string) {
 			}, d.ws.host.Window())
 			return
 		}
-		save := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-			if err != nil || w == nil {
-				d.ws.showError(err)
-				return
-			}
-			path := w.URI().Path()
-			w.Close()
+		d.ws.askSavePath(fileSafe(d.op.info.Name)+"."+format, func(path string) {
 			d.exportTo(format, path, pseudo.Checked, nil)
-		}, d.ws.host.Window())
-		save.SetFileName(fileSafe(d.op.info.Name) + "." + format)
-		save.Show()
+		})
 	}, d.ws.host.Window())
 }
 
@@ -260,6 +252,22 @@ func exportTitle(format string) string {
 		return "answers as JSON lines"
 	}
 	return "results in the original's layout"
+}
+
+// askSavePath asks where to save a file (name proposed) and gives then the path chosen; the
+// caller writes the file itself (atomically).
+func (w *Workspace) askSavePath(name string, then func(path string)) {
+	save := dialog.NewFileSave(func(u fyne.URIWriteCloser, err error) {
+		if err != nil || u == nil {
+			w.showError(err)
+			return
+		}
+		path := u.URI().Path()
+		u.Close()
+		then(path)
+	}, w.host.Window())
+	save.SetFileName(name)
+	save.Show()
 }
 
 func fileSafe(s string) string {
