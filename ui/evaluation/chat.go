@@ -28,7 +28,6 @@ type evalChat struct {
 	busy   bool
 	// onChat is true while the chat screen (not an offline rating page) is on show.
 	onChat bool
-	view   *session.ChatView
 
 	list    *fyne.Container
 	scroll  *container.Scroll
@@ -109,7 +108,6 @@ func (c *evalChat) build(v session.View) {
 
 // refresh redraws the messages, the bot's failure and the state of the input.
 func (c *evalChat) refresh(v session.View) {
-	c.view = v.Chat
 	if v.Page != nil {
 		c.showOnline(v.Page)
 	} else {
@@ -146,7 +144,6 @@ func (c *evalChat) refreshInput() {
 	if v.Chat == nil {
 		return
 	}
-	c.view = v.Chat
 	switch {
 	case c.busy:
 		c.status.SetText("Your partner is typing…")

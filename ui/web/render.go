@@ -90,7 +90,6 @@ type messageData struct {
 	Title, Text, Button string
 	More                bool
 	Done                bool
-	Blocked             bool
 	Code, URL           string
 }
 
@@ -203,8 +202,6 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 			if m.Title == "" {
 				m.Title = "Thank you"
 			}
-		case ev.RefuseNotEligible:
-			m.Blocked = true
 		}
 		if m.Title == "" {
 			m.Title = "Please wait"
