@@ -48,8 +48,10 @@ type serveTab struct {
 
 	ids   *widget.Entry
 	links []linkRow
-	table *widget.Table
-	cols  *widgets.Columns
+	// copyAllBtn and exportBtn work once there are links
+	copyAllBtn, exportBtn *widget.Button
+	table                 *widget.Table
+	cols                  *widgets.Columns
 
 	// onUI runs f on the UI goroutine (fyne.Do; tests queue it).
 	onUI func(f func())
@@ -65,8 +67,8 @@ type linkRow struct{ id, assignment, link string }
 var (
 	linkColumns = []widgets.Column{{Title: "participant", Min: 110}, {Title: "assignment", Min: 96, Optional: true},
 		{Title: "link", Min: 200, Weight: 1}}
-	rosterColumns = []widgets.Column{{Title: "participant", Min: 110, Weight: 1}, {Title: "online", Min: 64},
-		{Title: "where", Min: 180, Weight: 2}, {Title: "screening", Min: 84, Optional: true}, {Title: "done", Min: 56},
+	rosterColumns = []widgets.Column{{Title: "participant", Min: 84, Weight: 1}, {Title: "online", Min: 60},
+		{Title: "where", Min: 110, Weight: 2}, {Title: "screening", Min: 84, Optional: true}, {Title: "done", Min: 50},
 		{Title: "via", Min: 56, Optional: true}, {Title: "last seen", Min: 80, Optional: true}}
 )
 
@@ -126,8 +128,10 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.rosterNote.Importance = widget.LowImportance
 
 	makeLinks := widget.NewButtonWithIcon("Make links", theme.ContentAddIcon(), t.makeLinks)
-	copyAll := widget.NewButtonWithIcon("Copy all", theme.ContentCopyIcon(), t.copyAll)
-	export := widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), t.exportCSV)
+	t.copyAllBtn = widget.NewButtonWithIcon("Copy all", theme.ContentCopyIcon(), t.copyAll)
+	t.exportBtn = widget.NewButtonWithIcon("Export CSV…", theme.DocumentSaveIcon(), t.exportCSV)
+	t.copyAllBtn.Disable() // until there are links
+	t.exportBtn.Disable()
 	copyStudy := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { t.copy(t.study.Text) })
 
 	form := widget.NewForm(
@@ -145,7 +149,7 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	links := container.NewBorder(
 		container.NewVBox(heading("Participant links"), t.ids,
 			widget.NewLabel("Select a row to copy its link, show it as a QR code, or revoke it."),
-			container.NewHBox(makeLinks, copyAll, export)),
+			container.NewHBox(makeLinks, t.copyAllBtn, t.exportBtn)),
 		nil, nil, nil, t.cols.Fit())
 	roster := container.NewBorder(container.NewVBox(heading("Roster"), t.rosterNote), nil, nil, nil, t.rosterCols.Fit())
 	left := container.NewVSplit(container.NewVScroll(server), links)

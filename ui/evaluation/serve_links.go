@@ -103,6 +103,8 @@ func (t *serveTab) makeLinks() {
 	}
 	t.links = rows
 	t.table.Refresh()
+	t.copyAllBtn.Enable()
+	t.exportBtn.Enable()
 }
 
 func (t *serveTab) copy(s string) {

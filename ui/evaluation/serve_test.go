@@ -32,10 +32,16 @@ func TestServeTabServesAndShowsTheRoster(t *testing.T) {
 	if !strings.Contains(tab.study.Text, "/?token=") {
 		t.Fatalf("no study link: %q", tab.study.Text)
 	}
+	if !tab.exportBtn.Disabled() || !tab.copyAllBtn.Disabled() {
+		t.Fatal("Export CSV and Copy all are offered before there are links")
+	}
 	tab.ids.SetText("ann, bob\nann")
 	uitest.TapButton(t, tab.root, "Make links")
 	if len(tab.links) != 2 || tab.links[0].id != "ann" || !strings.HasPrefix(tab.links[0].link, w.serving.base+"/?worker_id=ann&assignment_id=") {
 		t.Fatalf("links %+v", tab.links)
+	}
+	if tab.exportBtn.Disabled() || tab.copyAllBtn.Disabled() {
+		t.Fatal("Export CSV and Copy all stay off with links")
 	}
 	// ann opens her link and answers.
 	b := newBrowser(t, tab.links[0].link)
