@@ -41,15 +41,23 @@ test:
 	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour
 
 # The gridworld engine as a shared library, next to the Python package that loads it.
+# Two builds: the engine alone (imports on machines without libGL or X11) and the engine with
+# the OpenGL pov renderer (-tags agdgl), which the package loads when the system can.
 PYLIB := bindings/python/agentdesk_gridworld/libagentdesk_gridworld.so
+PYLIB_GL := bindings/python/agentdesk_gridworld/libagentdesk_gridworld_gl.so
 pylib:
 	$(GO) build -buildmode=c-shared -o $(PYLIB) ./bindings/gridworld
-	rm -f $(PYLIB:.so=.h)
+	$(GO) build -buildmode=c-shared -tags agdgl -o $(PYLIB_GL) ./bindings/gridworld
+	rm -f $(PYLIB:.so=.h) $(PYLIB_GL:.so=.h)
 
 # The Python package's tests, with Debian's python3 and pytest.
+# The pov tests compare the library's frames with the Go renderer's, exported by the Go test.
 pytest: pylib
 	@scripts/deps.sh test
-	cd bindings/python && /usr/bin/python3 -m pytest -q tests
+	rm -rf $(CURDIR)/.pov-go && mkdir -p $(CURDIR)/.pov-go
+	AGENTDESK_POV_EXPORT=$(CURDIR)/.pov-go xvfb-run -a $(GO) test -count=1 -run TestPOVConformance ./engine/render
+	cd bindings/python && AGENTDESK_REQUIRE_GL=1 AGENTDESK_GO_POV=$(CURDIR)/.pov-go xvfb-run -a /usr/bin/python3 -m pytest -q tests
+	rm -rf $(CURDIR)/.pov-go
 
 # The Python package as a Linux wheel in dist/, with the engine library inside (Debian's
 # python3-setuptools and python3-wheel); the check installs it into a fresh venv and steps it.

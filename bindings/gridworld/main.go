@@ -41,18 +41,36 @@ const (
 	bufTruncated  = 9  // uint8[n]
 	bufFlying     = 10 // float32[n][8]: movement x,y,z, camera pitch,yaw, placement, select (as floats)
 	bufPose       = 11 // float64[n][5]: the agent's x, y, z, yaw, pitch (the state, not the observation)
-	numBufs       = 12
+	bufPOV        = 12 // uint8[n][height][width][3]: the pov observation (render_size is width, height)
+	bufDialog     = 13 // uint8[n]: 1 when the call changed environment i's dialog (read it with agd_dialog)
+	numBufs       = 14
 )
 
 // bufSizes are the element sizes and counts per environment.
 var bufSizes = map[int][2]int{
 	bufActions: {8, 1}, bufInventory: {4, gw.NumColors}, bufCompass: {4, 1}, bufAgentPos: {4, 5},
 	bufGrid: {4, gw.NumCells}, bufTarget: {4, gw.NumCells}, bufReward: {8, 1}, bufTerminated: {1, 1},
-	bufTruncated: {1, 1}, bufFlying: {4, 8}, bufPose: {8, 5},
+	bufTruncated: {1, 1}, bufFlying: {4, 8}, bufPose: {8, 5}, bufDialog: {1, 1},
 }
 
+// renderHost runs work on the one thread that owns the OpenGL context and gives pov renderers
+// for it. The library built with the agdgl tag sets openRenderHost (gl.go); the engine-only
+// library has none, so it needs neither libGL nor X11.
+type renderHost interface {
+	// Do runs f on the OpenGL thread and waits for it.
+	Do(f func() error) error
+	POV() gw.POVRenderer
+}
+
+var openRenderHost func() (renderHost, error)
+
 type handle struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// host is set when the environments render a pov with OpenGL: every call then runs on
+	// its thread, one environment after another.
+	host    renderHost
+	povW    int
+	povH    int
 	batch   *gw.Batch
 	n       int
 	flying  bool
@@ -66,6 +84,8 @@ type handle struct {
 	// pending marks environments whose episode ended at the last step: with next-step
 	// autoreset (Gymnasium 1.x's default) the next step resets them instead of stepping.
 	pending []bool
+	// dialogs are the environments' current dialogs (the task's chat: it changes at resets).
+	dialogs []string
 	cfg     gw.Config
 }
 
@@ -103,6 +123,10 @@ func locked(h C.int64_t, f func(x *handle) error) C.int {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	clear(slice[uint8](x.bufs[bufDialog], x.n))
+	if x.host != nil {
+		return guard(x, func() error { return x.host.Do(func() error { return f(x) }) })
+	}
 	return guard(x, func() error { return f(x) })
 }
 
@@ -169,8 +193,19 @@ func newHandle(js string) (*handle, error) {
 	if err := cfg.ApplyKwargs(o.Kwargs); err != nil {
 		return nil, err
 	}
-	if cfg.Render {
-		return nil, errors.New("render=True: the pov renderer is not in this library yet; pass render=False")
+	var host renderHost
+	if cfg.Render && !cfg.Fake {
+		if cfg.RenderSize[0] < 1 || cfg.RenderSize[1] < 1 || cfg.RenderSize[0] > 4096 || cfg.RenderSize[1] > 4096 {
+			return nil, fmt.Errorf("render_size %v: want a width and a height from 1 to 4096", cfg.RenderSize)
+		}
+		if openRenderHost == nil {
+			return nil, errors.New("render=True: this is the engine-only library, without the OpenGL renderer " +
+				"(libagentdesk_gridworld_gl.so has it; it loads where libX11 is installed and renders with libGL on a display or Xvfb); pass render=False")
+		}
+		if host, err = openRenderHost(); err != nil {
+			return nil, fmt.Errorf("render=True: %w", err)
+		}
+		cfg.Renderer = host.POV()
 	}
 	cfg.Seed = o.Seed
 	var src gw.TaskSource
@@ -187,7 +222,11 @@ func newHandle(js string) (*handle, error) {
 	}
 	h := &handle{batch: b, n: o.N, flying: b.Envs[0].ActionKind() == gw.KindFly,
 		actions: make([]gw.Action, o.N), obs: make([]*gw.Observation, o.N), results: make([]gw.StepResult, o.N),
-		steps: make([]int, o.N), maxStep: cfg.MaxSteps, pending: make([]bool, o.N), cfg: cfg}
+		steps: make([]int, o.N), maxStep: cfg.MaxSteps, pending: make([]bool, o.N), cfg: cfg, host: host,
+		dialogs: make([]string, o.N)}
+	if cfg.Render {
+		h.povW, h.povH = cfg.RenderSize[0], cfg.RenderSize[1]
+	}
 	return h, nil
 }
 
@@ -219,6 +258,12 @@ func agd_bind(h C.int64_t, kind C.int, ptr unsafe.Pointer, nbytes C.int64_t) C.i
 	}
 	return guard(x, func() error {
 		sz, ok := bufSizes[int(kind)]
+		if kind == bufPOV {
+			if x.povW == 0 {
+				return errors.New("no pov to bind: the environments do not render (render=False)")
+			}
+			sz, ok = [2]int{1, x.povW * x.povH * 3}, true
+		}
 		if !ok {
 			return fmt.Errorf("unknown buffer kind %d", kind)
 		}
@@ -239,6 +284,10 @@ func slice[T any](p unsafe.Pointer, n int) []T {
 
 // write copies observation i into the bound buffers.
 func (x *handle) write(i int, o *gw.Observation) {
+	if o.Dialog != x.dialogs[i] {
+		x.dialogs[i] = o.Dialog
+		set(slice[uint8](x.bufs[bufDialog], x.n), i, 1)
+	}
 	if inv := slice[float32](x.bufs[bufInventory], x.n*gw.NumColors); inv != nil {
 		copy(inv[i*gw.NumColors:(i+1)*gw.NumColors], o.Inventory[:])
 	}
@@ -260,6 +309,23 @@ func (x *handle) write(i int, o *gw.Observation) {
 		q := p[i*5 : i*5+5]
 		q[0], q[1], q[2], q[3], q[4] = pos[0], pos[1], pos[2], st.Yaw(), st.Pitch()
 	}
+	if o.POV != nil && x.bufs[bufPOV] != nil {
+		// The renderers reuse one image for every environment of the handle: it is copied
+		// here, right after the step or reset that drew it.
+		n := x.povW * x.povH * 3
+		rgbFromRGBA(slice[uint8](x.bufs[bufPOV], x.n*n)[i*n:(i+1)*n], o.POV.Pix, x.povW, x.povH, o.POV.Stride)
+	}
+}
+
+// rgbFromRGBA packs an RGBA image's rows (row 0 = top) into RGB triplets.
+func rgbFromRGBA(dst, src []uint8, w, h, stride int) {
+	for y := 0; y < h; y++ {
+		row := src[y*stride : y*stride+4*w]
+		out := dst[y*w*3 : (y+1)*w*3]
+		for k, j := 0, 0; k < len(row); k, j = k+4, j+3 {
+			out[j], out[j+1], out[j+2] = row[k], row[k+1], row[k+2]
+		}
+	}
 }
 
 //export agd_reset
@@ -270,14 +336,24 @@ func agd_reset(h C.int64_t, seed C.int64_t, seeded C.int) C.int {
 				e.Seed(uint64(seed) + uint64(i))
 			}
 		}
-		if err := x.batch.Reset(x.obs); err != nil {
-			return err
+		if x.host != nil { // one at a time on the OpenGL thread, each pov copied before the next
+			for i, e := range x.batch.Envs {
+				o, err := e.Reset()
+				if err != nil {
+					return fmt.Errorf("environment %d: %w", i, err)
+				}
+				x.write(i, o)
+			}
+		} else {
+			if err := x.batch.Reset(x.obs); err != nil {
+				return err
+			}
+			for i, o := range x.obs {
+				x.write(i, o)
+			}
 		}
-		for i, o := range x.obs {
-			x.write(i, o)
-			x.steps[i] = 0
-			x.pending[i] = false
-		}
+		clear(x.steps)
+		clear(x.pending)
 		return nil
 	})
 }
@@ -413,6 +489,16 @@ func agd_free(h C.int64_t) {
 	mu.Unlock()
 }
 
+// agd_features tells what this build of the library has: bit 0, the OpenGL pov renderer.
+//
+//export agd_features
+func agd_features() C.int {
+	if openRenderHost != nil {
+		return 1
+	}
+	return 0
+}
+
 //export agd_count
 func agd_count() C.int64_t {
 	mu.Lock()
@@ -515,7 +601,7 @@ const minPerWorker = 512
 // the others on their own, as many as the batch is worth.
 func (x *handle) parallel(f func(lo, hi int)) {
 	w := max(1, min(runtime.GOMAXPROCS(0), x.n/minPerWorker))
-	if w == 1 {
+	if w == 1 || x.host != nil { // OpenGL draws on its own thread only
 		f(0, x.n)
 		return
 	}
@@ -530,4 +616,38 @@ func (x *handle) parallel(f func(lo, hi int)) {
 	}
 	f(0, x.n/w)
 	wg.Wait()
+}
+
+// agd_set_tasks makes every environment's resets draw their tasks from a task spec (the command
+// line's --task: samples, random, a sample's name, iglu:DIR with optional pins).
+//
+//export agd_set_tasks
+func agd_set_tasks(h C.int64_t, spec *C.char) C.int {
+	return locked(h, func(x *handle) error {
+		src, _, err := gw.ResolveTaskSpec(C.GoString(spec))
+		if err != nil {
+			return err
+		}
+		for _, e := range x.batch.Envs {
+			e.SetTaskSource(src)
+		}
+		return nil
+	})
+}
+
+// agd_dialog writes environment i's current dialog (NUL-terminated, cut to size) and returns
+// its full length in bytes.
+//
+//export agd_dialog
+func agd_dialog(h C.int64_t, i C.int, buf *C.char, size C.int) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if i < 0 || int(i) >= x.n {
+		return -1
+	}
+	return copyOut(buf, size, x.dialogs[i])
 }

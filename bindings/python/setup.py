@@ -7,7 +7,7 @@ from setuptools.dist import Distribution
 from wheel.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LIB = os.path.join(HERE, "agentdesk_gridworld", "libagentdesk_gridworld.so")
+LIBS = ["libagentdesk_gridworld.so", "libagentdesk_gridworld_gl.so"]  # the engine alone; with the OpenGL renderer
 
 
 class BinaryDistribution(Distribution):
@@ -24,15 +24,16 @@ class Wheel(bdist_wheel):
         return "py3", "none", super().get_tag()[2]
 
 
-if not os.path.exists(LIB):
-    raise SystemExit("build the engine library first: make pylib")
+for lib in LIBS:
+    if not os.path.exists(os.path.join(HERE, "agentdesk_gridworld", lib)):
+        raise SystemExit("build the engine libraries first (%s is missing): make pylib" % lib)
 
 setup(
     name="agentdesk-gridworld",
     version=os.environ.get("AGENTDESK_VERSION", "0.1.0"),
     description="The IGLU voxel gridworld for Python training loops, over Agentdesk's Go engine",
     packages=["agentdesk_gridworld"],
-    package_data={"agentdesk_gridworld": ["libagentdesk_gridworld.so"]},
+    package_data={"agentdesk_gridworld": LIBS},
     install_requires=["numpy"],
     python_requires=">=3.9",
     distclass=BinaryDistribution,

@@ -1,6 +1,9 @@
 package gridworld
 
 import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -75,5 +78,87 @@ func TestLoaderErrorsNamePosition(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+func TestPinnedDatasetSpecs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "dataset")
+	for name, f := range testFS() {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	draw := func(spec string) []*Task {
+		t.Helper()
+		src, name, err := ResolveTaskSpec(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if name != spec {
+			t.Errorf("%s: name %q", spec, name)
+		}
+		var out []*Task
+		for i := 0; i < 40; i++ {
+			task, err := src.NextTask(rng)
+			if err != nil {
+				t.Fatalf("%s: %v", spec, err)
+			}
+			out = append(out, task)
+		}
+		return out
+	}
+	// structure c9 has one session with one turn: always the red block from an empty world
+	for _, task := range draw("iglu:" + dir + "#structure=c9") {
+		if task.Target.Count() != 1 || len(task.StartingGrid) != 0 || !strings.Contains(task.Chat, "red") {
+			t.Fatalf("c9: %+v", task)
+		}
+	}
+	// c7, session by index and by id, turn 0: starts from the blue block, the goal adds green
+	for _, spec := range []string{"#structure=c7,session=0,turn=0", "#session=1-c7,turn=0", "#structure=c7,turn=0"} {
+		for _, task := range draw("iglu:" + dir + spec) {
+			if len(task.StartingGrid) != 1 || task.Target.Count() != 2 || !strings.Contains(task.LastInstruction, "green") {
+				t.Fatalf("%s: %+v", spec, task)
+			}
+		}
+	}
+	// turn -1: the empty world, the first turn as goal
+	for _, task := range draw("iglu:" + dir + "#structure=c7,turn=-1") {
+		if len(task.StartingGrid) != 0 || task.Target.Count() != 1 {
+			t.Fatalf("turn -1: %+v", task)
+		}
+	}
+	// unpinned turn: both turns of c7 are drawn
+	seen := map[int]bool{}
+	for _, task := range draw("iglu:" + dir + "#structure=c7") {
+		seen[len(task.StartingGrid)] = true
+	}
+	if !seen[0] || !seen[1] {
+		t.Errorf("random turns of c7: starting sizes seen %v", seen)
+	}
+	for spec, want := range map[string]string{
+		"#structure=c8":           `no structure "c8" in the dataset (it has 2: c7, c9)`,
+		"#structure=c7,session=3": "session 3: structure c7 has sessions 0 to 0",
+		"#session=9-c7":           `no session "9-c7" (sessions: 1-c7, 3-c9)`,
+		"#structure=c7,turn=2":    "turn 2: session 1-c7 has turns -1 to 1",
+		"#turn=x":                 "turn=x: want -1",
+		"#structure=c7,color=red": `bad pin "color=red"`,
+	} {
+		_, _, err := ResolveTaskSpec("iglu:" + dir + spec)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", spec, err, want)
+		}
+	}
+	// a '#' that is not a pin belongs to the folder's name
+	odd := dir + "#1"
+	if err := os.Rename(dir, odd); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ResolveTaskSpec("iglu:" + odd); err != nil {
+		t.Errorf("folder with '#': %v", err)
 	}
 }

@@ -150,7 +150,8 @@ func sideBySide(ref, got image.Image, tol int) *image.RGBA {
 
 // TestPOVConformance renders every reference frame in pov/ (the repository's or
 // $AGENTDESK_CONFORMANCE's) and applies the acceptance rule of spec §10: at least 97 % of the
-// pixels within the tolerance on every channel, and no sky/non-sky disagreement.
+// pixels within the tolerance on every channel, and no sky/non-sky disagreement. With
+// AGENTDESK_POV_EXPORT=DIR it also writes its frames there (make pytest uses them).
 func TestPOVConformance(t *testing.T) {
 	r := testRenderer(t)
 	files := conformance.Files(t, "gridworld", "pov/*.png")
@@ -187,6 +188,10 @@ func TestPOVConformance(t *testing.T) {
 		onMain(func() { got, err = pov.RenderPOV(st, w, h) })
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		if dir := os.Getenv("AGENTDESK_POV_EXPORT"); dir != "" {
+			// The Python package's tests compare their frames with these, byte for byte.
+			writePNG(t, filepath.Join(dir, name), got)
 		}
 		d := compare(ref, got, tol)
 		n++

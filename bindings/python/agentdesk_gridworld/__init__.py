@@ -6,10 +6,14 @@ exact and fast Go engine (a shared library loaded with ctypes; nothing to compil
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
 
-VectorEnv(n) steps n environments in one call, writing into shared NumPy arrays.
+VectorEnv(n) steps n environments in one call, writing into shared NumPy arrays. Env(render=True)
+adds the 64x64 first-person `pov` (OpenGL: a display or Xvfb); save_png(path, obs["pov"]) writes
+a frame. Tasks: set_task(Task(...)) or DUMMY_TASK, set_task_generator(IGLUDataset(path, ...)).
 """
-from ._native import GridworldError
+from ._native import GridworldError, can_render
 from .env import Env, GymCompat, VectorEnv, action_space, make, observation_space
+from .png import load_png, save_png
+from .tasks import DUMMY_TASK, IGLUDataset, Task, TaskSpec
 
 ENV_IDS = ("IGLUGridworld-v0", "IGLUGridworldVector-v0")
 
@@ -22,4 +26,5 @@ if _gym is not None:
         if _id not in _gym.registry:
             _gym.register(id=_id, entry_point="agentdesk_gridworld.env:make", kwargs={"env_id": _id})
 
-__all__ = ["Env", "VectorEnv", "GymCompat", "GridworldError", "make", "observation_space", "action_space", "ENV_IDS"]
+__all__ = ["Env", "VectorEnv", "GymCompat", "GridworldError", "make", "observation_space", "action_space", "ENV_IDS",
+           "Task", "TaskSpec", "IGLUDataset", "DUMMY_TASK", "can_render", "save_png", "load_png"]

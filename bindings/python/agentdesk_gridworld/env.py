@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _native
 from . import spaces as _plain
+from . import tasks as _tasks
 
 try:  # Gymnasium when it is installed; the package works without it
     import gymnasium as _gym
@@ -47,8 +48,7 @@ def _options(n, env_id, task, seed, kwargs, base="create_env"):
         if isinstance(v, np.generic):
             v = v.item()
         kw[_KWARG_NAMES[k]] = v
-    if task is not None and not isinstance(task, str):
-        raise TypeError("task: want a task spec string, got %r" % type(task).__name__)
+    task = _tasks.spec_of(task)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError("seed: want a non-negative integer, got %r" % (seed,))
     return json.dumps({"n": int(n), "env": env_id or "", "kwargs": kw, "task": task or "",
@@ -80,7 +80,12 @@ class VectorEnv:
         self._L = L
         h = L.agd_new(_options(n, env_id, task, seed, kwargs, base))
         if h < 0:
-            raise ValueError(_native.error(-1))
+            msg = _native.error(-1)
+            if msg.startswith("render=True") and not _native.can_render():
+                raise _native.GridworldError("%s\n(why the OpenGL build is not in use: %s)" % (msg, _native.GL_UNAVAILABLE))
+            if msg.startswith("render=True"):
+                raise _native.GridworldError(msg)
+            raise ValueError(msg)
         self._h = h
         self._finalizer = weakref.finalize(self, _free, h)
         self.num_envs = int(n)
@@ -106,23 +111,33 @@ class VectorEnv:
         self._terminated = np.zeros(n, np.uint8)
         self._truncated = np.zeros(n, np.uint8)
         self._pose = np.zeros((n, 5), np.float64)
+        self._dialog_changed = np.zeros(n, np.uint8)
+        self.render_size = tuple(self.config["render_size"]) if self.config["render"] else None
+        if self.render_size:  # (height, width, 3) per environment, row 0 at the top
+            w, hgt = self.render_size
+            self._pov = np.zeros((n, hgt, w, 3), np.uint8)
         bind = [(_native.POSE, self._pose), (_native.ACTIONS, self._actions), (_native.FLYING, self._flying),
                 (_native.INVENTORY, self._inventory), (_native.COMPASS, self._compass),
                 (_native.REWARD, self._reward), (_native.TERMINATED, self._terminated),
-                (_native.TRUNCATED, self._truncated)]
+                (_native.TRUNCATED, self._truncated), (_native.DIALOG, self._dialog_changed)]
         # The grids are written only when the observations hold them (they are the costly part).
         if self.config["vector_state"]:
             bind += [(_native.AGENT_POS, self._agent_pos), (_native.GRID, self._grid)]
         if self.config["target_in_obs"]:
             bind.append((_native.TARGET, self._target))
+        if self.render_size:
+            bind.append((_native.POV, self._pov))
         for kind, arr in bind:
             _native.check(h, L.agd_bind(h, kind, arr.ctypes.data, arr.nbytes))
-        self._obs = {"inventory": self._inventory, "compass": self._compass, "dialog": [""] * n}
+        self._dialogs = [""] * n
+        self._obs = {"inventory": self._inventory, "compass": self._compass, "dialog": self._dialogs}
         if self.config["vector_state"]:
             self._obs["agentPos"] = self._agent_pos
             self._obs["grid"] = self._grid
         if self.config["target_in_obs"]:
             self._obs["target_grid"] = self._target
+        if self.render_size:
+            self._obs["pov"] = self._pov
         self.single_observation_space = observation_space(self.config)
         self.single_action_space = action_space(self.config)
 
@@ -131,6 +146,7 @@ class VectorEnv:
         if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError("seed: want a non-negative integer, got %r" % (seed,))
         _native.check(self._h, self._L.agd_reset(self._h, int(seed or 0), seed is not None))
+        self._read_dialogs()
         self._reward[:] = 0
         self._terminated[:] = 0
         self._truncated[:] = 0
@@ -149,8 +165,24 @@ class VectorEnv:
         code = self._L.agd_step(self._h, self._autoreset)
         if code != 0:
             raise ValueError(_native.error(self._h))
+        if self._autoreset and self._dialog_changed.any():
+            self._read_dialogs()
         return (dict(self._obs), self._reward, self._terminated.view(np.bool_),
                 self._truncated.view(np.bool_), {})
+
+    def _read_dialogs(self):
+        """Fetches the dialogs the last call changed (they change only when a task begins)."""
+        for i in np.flatnonzero(self._dialog_changed):
+            n = self._L.agd_dialog(self._h, int(i), None, 0)
+            buf = ctypes.create_string_buffer(n + 1)
+            self._L.agd_dialog(self._h, int(i), buf, n + 1)
+            self._dialogs[i] = buf.value.decode("utf-8", "replace")
+
+    def set_task_generator(self, generator):
+        """Every environment's resets draw their tasks from generator (see Env)."""
+        self._check_open()
+        spec = _tasks.spec_of(generator)
+        _native.check(self._h, self._L.agd_set_tasks(self._h, (spec or "samples").encode()))
 
     def _set_flying(self, actions):
         try:
@@ -189,6 +221,9 @@ def observation_space(cfg):
         d["grid"] = s.Box(-1, 7, GRID_SHAPE, np.int32)
     if cfg["target_in_obs"]:
         d["target_grid"] = s.Box(-1, 7, GRID_SHAPE, np.int32)
+    if cfg["render"]:
+        w, h = cfg["render_size"]
+        d["pov"] = s.Box(0, 255, (h, w, 3), np.uint8)
     return s.Dict(d)
 
 
@@ -216,7 +251,7 @@ class Env(_EnvBase):
     wrong_scale, action_space, ...); task is a task spec as on the command line.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["rgb_array"]}
 
     def __init__(self, env_id=None, *, task=None, seed=None, base="create_env", **kwargs):
         self._vec = VectorEnv(1, env_id, task=task, seed=seed, autoreset="off", base=base, **kwargs)
@@ -230,12 +265,15 @@ class Env(_EnvBase):
             self._obs["grid"] = v._grid[0]
         if "target_grid" in v._obs:
             self._obs["target_grid"] = v._target[0]
+        if "pov" in v._obs:
+            self._obs["pov"] = v._pov[0]
         self._step = v._L.agd_step
         self._h = v._h
         self._act = v._actions
 
     def reset(self, *, seed=None, options=None):
         self._vec.reset(seed=seed, options=options)
+        self._obs["dialog"] = self._vec._dialogs[0]
         return self._obs, {}
 
     def step(self, action):
@@ -267,9 +305,19 @@ class Env(_EnvBase):
             raise ValueError(_native.error(self._h))
         return self._obs, float(v._reward[0]), bool(v._terminated[0]), bool(v._truncated[0]), {}
 
-    def set_task(self, target_grid=None, starting_grid=None, chat="", invariant=True):
-        """Fixes the task of every reset: a (9, 11, 11) target grid, starting blocks as
-        [x, y, z, id] rows, the chat shown as the dialog; the original's set_task."""
+    def set_task_generator(self, generator):
+        """Every reset draws its task from generator (a TaskSpec, an IGLUDataset or a task spec
+        string); the original's set_task_generator."""
+        self._vec.set_task_generator(generator)
+
+    def set_task(self, task=None, *, target_grid=None, starting_grid=None, chat="", invariant=True):
+        """Fixes the task of every reset (the original's set_task): a Task (DUMMY_TASK, for
+        one), or its parts: a (9, 11, 11) target grid, starting blocks as [x, y, z, id] rows,
+        the chat shown as the dialog."""
+        if task is not None:
+            if not isinstance(task, _tasks.Task):
+                raise TypeError("set_task: want a Task (or target_grid=...), got %s" % type(task).__name__)
+            target_grid, starting_grid, chat, invariant = task.target_grid, task.starting_grid, task.chat, task.invariant
         task = {"chat": chat, "invariant": bool(invariant)}
         if target_grid is not None:
             g = np.asarray(target_grid)
@@ -279,13 +327,19 @@ class Env(_EnvBase):
         if starting_grid is not None:
             task["starting_grid"] = np.asarray(starting_grid, dtype=int).reshape(-1, 4).tolist()
         _native.check(self._h, self._vec._L.agd_set_task(self._h, json.dumps(task).encode()))
-        self._obs["dialog"] = chat
 
     def initialize_world(self, position, yaw=0.0, pitch=0.0):
         """Places the agent and resets (the original's initialize_world); returns (obs, info)."""
         x, y, z = (float(c) for c in position)
         _native.check(self._h, self._vec._L.agd_initialize_world(self._h, x, y, z, float(yaw), float(pitch)))
+        self._vec._read_dialogs()
+        self._obs["dialog"] = self._vec._dialogs[0]
         return self._obs, {}
+
+    def render(self):
+        """The last pov frame as a new (height, width, 3) uint8 array (render=True), else None."""
+        pov = self._obs.get("pov")
+        return None if pov is None else pov.copy()
 
     @property
     def pose(self):
