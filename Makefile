@@ -70,7 +70,7 @@ wheel: pylib
 
 # The Python API's speed (BENCHMARKS.md).
 pybench: pylib
-	cd bindings/python && /usr/bin/python3 bench.py
+	cd bindings/python && xvfb-run -a /usr/bin/python3 bench.py
 
 # The UI tour alone: the real app under Xvfb and openbox at 1024x700, 1280x720 and 1920x1080 in
 # both themes, every screen, tab and dialog, screenshots in ui-tour/ (scripts/ui-tour.sh says

@@ -34,6 +34,9 @@ func gridworldRun(fs *flag.FlagSet) runFunc {
 	maxSteps := fs.Int("max-steps", 500, "steps per episode at most")
 	seed := fs.Uint64("seed", 1, "random seed for tasks, the environment and the random agent")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an external agent's answer")
+	opts := addEnvOptions(fs, true)
+	pov := fs.Bool("pov", false, "render the first-person pov observation every step (OpenGL: a display or xvfb-run) and send it to the agent")
+	povFormat := fs.String("pov-format", "base64", `how the agent gets the pov: base64 ({"shape","dtype","encoding","data"}: RGB bytes, rows top to bottom) or list (nested [h][w][3] integers)`)
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
 			return usageErrorf("unexpected argument %q", args[0])
@@ -47,16 +50,44 @@ func gridworldRun(fs *flag.FlagSet) runFunc {
 		if *space != "walking" && *space != "flying" {
 			return usageErrorf("--action-space must be walking or flying, not %q", *space)
 		}
+		if *povFormat != string(gridworld.POVBase64) && *povFormat != string(gridworld.POVList) {
+			return usageErrorf("--pov-format must be base64 or list, not %q", *povFormat)
+		}
 		src, taskName, err := gridworld.ResolveTaskSpec(*taskSpec)
 		if err != nil {
 			return err
 		}
-		cfg := gridworld.EnvDefaults()
-		cfg.Render = false
-		cfg.ActionSpace = gridworld.ActionSpace(*space)
-		cfg.Discretize = *discrete
-		cfg.MaxSteps = *maxSteps
+		def := gridworld.EnvDefaults()
+		def.Render = false
+		cfg, err := opts.base(def)
+		if err != nil {
+			return err
+		}
+		// With --env the registered configuration's values stand unless a flag says otherwise.
+		if opts.env == "" || opts.set("action-space") {
+			cfg.ActionSpace = gridworld.ActionSpace(*space)
+		}
+		if opts.env == "" || opts.set("discrete") {
+			cfg.Discretize = *discrete
+		}
+		if opts.env == "" || opts.set("max-steps") {
+			cfg.MaxSteps = *maxSteps
+		}
 		cfg.Seed = *seed
+		if cfg, err = opts.apply(cfg); err != nil {
+			return err
+		}
+		if *pov {
+			cfg.Render = true
+		}
+		if cfg.Render && !cfg.Fake {
+			r, err := render.New(render.Options{Width: cfg.RenderSize[0], Height: cfg.RenderSize[1], OwnGLFW: true})
+			if err != nil {
+				return fmt.Errorf("rendering the pov: %w (or run without --pov and with --set render=false)", err)
+			}
+			defer r.Close()
+			cfg.Renderer = r.POV()
+		}
 		genv, err := gridworld.New(cfg)
 		if err != nil {
 			return err
@@ -76,6 +107,9 @@ func gridworldRun(fs *flag.FlagSet) runFunc {
 			pa, err := gridworld.StartProcessAgent(name, genv, e.stderr, *timeout)
 			if err != nil {
 				return err
+			}
+			if cfg.Render {
+				pa.POVFormat = gridworld.POVFormat(*povFormat)
 			}
 			agent = pa
 		}
@@ -162,32 +196,57 @@ func gridworldTasks(e *env, args []string) error {
 	return nil
 }
 
+// defaultBenchSteps is the bench's length without pov (with it, render.DefaultPOVBenchSteps).
+const defaultBenchSteps = 1_000_000
+
 func gridworldBench(fs *flag.FlagSet) runFunc {
 	var cfg gridworld.BenchConfig
 	fs.IntVar(&cfg.Envs, "envs", 1, "environments stepped in parallel (one goroutine each)")
-	fs.IntVar(&cfg.Steps, "steps", 1_000_000, "environment steps in total, over all environments")
+	fs.IntVar(&cfg.Steps, "steps", 0, fmt.Sprintf("environment steps in total, over all environments (default %d, with --pov %d)", defaultBenchSteps, render.DefaultPOVBenchSteps))
 	fs.StringVar(&cfg.ActionSpace, "action-space", "walking", "walking (Discrete(18)) or flying")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed for tasks and actions")
 	asJSON := fs.Bool("json", false, `print one JSON object {"steps_per_second", "resets_per_second", "intersection_us"}`)
 	pov := fs.Bool("pov", false, "render the 64x64 first-person pov observation on every step (OpenGL; needs a display or xvfb-run)")
-	povSize := fs.Int("pov-size", 64, "pov width and height in pixels, with --pov")
+	povSize := fs.Int("pov-size", 64, "pov width and height in pixels, with --pov (or --render-size WxH)")
+	opts := addEnvOptions(fs, false)
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
 			return usageErrorf("unexpected argument %q", args[0])
 		}
+		if cfg.Steps == 0 {
+			cfg.Steps = defaultBenchSteps
+			if *pov {
+				cfg.Steps = render.DefaultPOVBenchSteps
+			}
+		}
 		if cfg.Envs < 1 || cfg.Steps < 1 {
 			return usageErrorf("--envs and --steps must be at least 1")
+		}
+		kw, err := opts.kwargs()
+		if err != nil {
+			return err
+		}
+		cfg.Kwargs = kw
+		ec, err := gridworld.BenchEnvConfig(cfg) // the options' errors before any work
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		if ec.Render && !ec.Fake {
+			*pov = true
 		}
 		if cfg.ActionSpace != "walking" && cfg.ActionSpace != "flying" {
 			return usageErrorf("--action-space must be walking or flying, not %q", cfg.ActionSpace)
 		}
 		var res gridworld.BenchResult
-		var err error
+		povW, povH := *povSize, *povSize
 		if *pov {
 			if *povSize < 8 || *povSize > 4096 {
 				return usageErrorf("--pov-size must be between 8 and 4096")
 			}
-			res, err = render.BenchPOV(cfg, *povSize, *povSize)
+			if opts.set("render-size") || kw["render_size"] != nil {
+				povW, povH = ec.RenderSize[0], ec.RenderSize[1]
+			}
+			res, err = render.BenchPOV(cfg, povW, povH)
 		} else {
 			res, err = gridworld.RunBench(cfg)
 		}
@@ -199,7 +258,7 @@ func gridworldBench(fs *flag.FlagSet) runFunc {
 		}
 		povNote := "no pov"
 		if *pov {
-			povNote = fmt.Sprintf("%dx%d pov every step", *povSize, *povSize)
+			povNote = fmt.Sprintf("%dx%d pov every step", povW, povH)
 		}
 		fmt.Fprintf(e.stdout, "gridworld bench: %d env(s), %d steps, %s actions, %s, GOMAXPROCS %d\n",
 			cfg.Envs, cfg.Steps, cfg.ActionSpace, povNote, runtime.GOMAXPROCS(0))

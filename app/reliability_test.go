@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ import (
 // process and kill it.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTDESK_TEST_AS_CLI") == "1" {
+		runtime.LockOSThread() // as the real binary's main: OpenGL (--pov) stays on one thread
 		os.Exit(Main(os.Args[1:], func(GUIOptions) int { fmt.Fprintln(os.Stderr, "no GUI in tests"); return 1 }))
 	}
 	if path := os.Getenv("AGENTDESK_TEST_HOLD_STORE"); path != "" {

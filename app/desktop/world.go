@@ -32,6 +32,9 @@ func (w worldRenderer) RenderWorld(v ugw.WorldView) (image.Image, error) {
 	return w.r.Render(scene)
 }
 
+// POV draws the exact first-person pov of a world state (ugw.POVSource) on the UI thread.
+func (w worldRenderer) POV() gridworld.POVRenderer { return w.r.POV() }
+
 // glWorld creates the OpenGL renderer on first use (only when the Gridworld workspace opens),
 // after the app has started (fyne owns GLFW), and closes it before fyne terminates GLFW.
 type glWorld struct {

@@ -34,6 +34,18 @@ def main():
     print("VectorEnv(64) IGLUGridworldVector-v0 with target: %.0f steps/s" % rate(lambda: [v.step(a) for a in A], A.size))
     e = agw.Env("IGLUGridworldVector-v0")
     print("reset (new task from the generator): %.1f us" % (1e6 / rate(lambda: [e.reset() for _ in range(20_000)], 20_000)))
+    if agw.can_render() and __import__("os").environ.get("DISPLAY"):
+        e = agw.Env(render=True)
+        e.reset(seed=0)
+        a1 = acts[:20_000]
+        print("Env(render=True) 64x64 pov: %.0f steps/s" % rate(lambda: [e.step(a) for a in a1], len(a1)))
+        v = agw.VectorEnv(64, render=True)
+        v.reset(seed=0)
+        A = np.random.default_rng(1).integers(0, 18, size=(300, 64))
+        print("VectorEnv(64) 64x64 pov: %.0f steps/s" % rate(lambda: [v.step(a) for a in A], A.size))
+        print("reset with pov: %.1f us" % (1e6 / rate(lambda: [e.reset() for _ in range(2_000)], 2_000)))
+    else:
+        print("pov: not measured (no display or no OpenGL build; run under xvfb-run)")
     L = agw._native.lib()
     print("one ctypes call: %.3f us" % (1e6 / rate(lambda: [L.agd_count() for _ in range(500_000)], 500_000)))
 

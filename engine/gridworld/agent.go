@@ -2,10 +2,13 @@ package gridworld
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"math/rand/v2"
 	"os/exec"
@@ -55,7 +58,20 @@ type ProcessAgent struct {
 	lines    chan lineOrErr
 	episode  int
 	step     int
+	// POVFormat is how a rendered pov is sent: POVBase64 (the default) or POVList.
+	POVFormat POVFormat
 }
+
+// POVFormat is the JSON form of the pov observation sent to agents.
+type POVFormat string
+
+const (
+	// POVBase64 sends {"shape": [h, w, 3], "dtype": "uint8", "encoding": "base64", "data": "..."}:
+	// the rows top to bottom, each pixel's red, green and blue bytes, base64-encoded.
+	POVBase64 POVFormat = "base64"
+	// POVList sends nested lists [h][w][3] of integers, as NumPy's tolist() of the original's pov.
+	POVList POVFormat = "list"
+)
 
 type lineOrErr struct {
 	line []byte
@@ -123,14 +139,17 @@ func StartProcessAgent(command string, env *Env, stderr io.Writer, timeout time.
 
 func (a *ProcessAgent) send(typ string, obs *Observation, reward float64, info StepInfo) error {
 	msg := AgentMessage{Type: typ, Episode: a.episode, Step: info.Step, ActionSpace: string(a.space),
-		Discrete: a.discrete, Observation: ObservationJSON(obs), Reward: reward, Done: info.Done,
+		Discrete: a.discrete, Observation: ObservationJSONWith(obs, a.POVFormat), Reward: reward, Done: info.Done,
 		Info: map[string]any{"max_int": info.MaxInt, "target_size": info.TargetSize,
 			"right": info.Right, "wrong": info.Wrong, "completed": info.Completed}}
-	b, err := json.Marshal(msg)
-	if err != nil {
+	// One line per message, written as is: "<Architect>" stays readable (no \u003c escapes).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
 		return err
 	}
-	if _, err := a.in.Write(append(b, '\n')); err != nil {
+	if _, err := a.in.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("agent stopped reading (episode %d step %d): %w", a.episode, info.Step, err)
 	}
 	return nil
@@ -191,8 +210,12 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// ObservationJSON is the observation in the original's dictionary form.
-func ObservationJSON(o *Observation) map[string]any {
+// ObservationJSON is the observation in the original's dictionary form, without the pov.
+func ObservationJSON(o *Observation) map[string]any { return ObservationJSONWith(o, "") }
+
+// ObservationJSONWith is ObservationJSON with the pov, when the observation has one, in the
+// given format ("" leaves it out).
+func ObservationJSONWith(o *Observation, pov POVFormat) map[string]any {
 	m := map[string]any{
 		"inventory": o.Inventory[:],
 		"compass":   o.Compass,
@@ -205,7 +228,35 @@ func ObservationJSON(o *Observation) map[string]any {
 	if o.HasTarget {
 		m["target_grid"] = o.TargetGrid
 	}
+	if o.POV != nil && pov != "" {
+		m["pov"] = povJSON(o.POV, pov)
+	}
 	return m
+}
+
+// povJSON packs an RGBA image's pixels as RGB (row 0 = top) in the given format.
+func povJSON(img *image.RGBA, format POVFormat) any {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	rgb := make([]byte, 0, w*h*3)
+	for y := 0; y < h; y++ {
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		for k := 0; k < len(row); k += 4 {
+			rgb = append(rgb, row[k], row[k+1], row[k+2])
+		}
+	}
+	if format == POVList {
+		rows := make([][][3]uint16, h)
+		for y := range rows {
+			rows[y] = make([][3]uint16, w)
+			for x := range rows[y] {
+				p := rgb[(y*w+x)*3:]
+				rows[y][x] = [3]uint16{uint16(p[0]), uint16(p[1]), uint16(p[2])}
+			}
+		}
+		return rows
+	}
+	return map[string]any{"shape": []int{h, w, 3}, "dtype": "uint8", "encoding": "base64",
+		"data": base64.StdEncoding.EncodeToString(rgb)}
 }
 
 // EpisodeResult sums up one episode an agent played.

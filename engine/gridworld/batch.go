@@ -179,6 +179,9 @@ type BenchConfig struct {
 	Steps       int
 	ActionSpace string /* "walking" | "flying" */
 	Seed        uint64
+	// Kwargs are the original's keyword arguments applied to the benchmarked environment
+	// (select_and_place, vector_state, target_in_obs, right_scale, ...).
+	Kwargs map[string]any
 }
 
 // BenchResult is what RunBench measured.
@@ -205,6 +208,9 @@ func RunBench(cfg BenchConfig) (BenchResult, error) {
 	ec, err := BenchEnvConfig(cfg)
 	if err != nil {
 		return res, err
+	}
+	if ec.Render && !ec.Fake {
+		return res, errors.New("gridworld: bench: render=true needs the OpenGL renderer: use gridworld bench --pov")
 	}
 	tasks := BenchTasks(cfg.Seed)
 	b, err := NewBatch(cfg.Envs, ec, func(i int, e *Env) error {
@@ -258,6 +264,9 @@ func BenchEnvConfig(cfg BenchConfig) (Config, error) {
 		ec.ActionSpace = Flying
 	default:
 		return ec, fmt.Errorf("gridworld: bench: unknown action space %q", cfg.ActionSpace)
+	}
+	if err := ec.ApplyKwargs(cfg.Kwargs); err != nil {
+		return ec, err
 	}
 	return ec, nil
 }

@@ -103,9 +103,9 @@ func (c *Config) ApplyKwargs(kw map[string]any) error {
 			c.SelectAndPlace, err = kwBool(v)
 		case "discretize":
 			c.Discretize, err = kwBool(v)
-		case "right_placement_scale":
+		case "right_placement_scale", "right_scale":
 			c.RightPlacementScale, err = kwFloat(v)
-		case "wrong_placement_scale":
+		case "wrong_placement_scale", "wrong_scale":
 			c.WrongPlacementScale, err = kwFloat(v)
 		case "target_in_obs":
 			c.TargetInObs, err = kwBool(v)

@@ -49,8 +49,12 @@ func (g *Workspace) chooseAgent() {
 // runAgent lets an agent play n episodes in a separate environment on the current task
 // source, plotting the rewards live and storing every episode.
 func (g *Workspace) runAgent(command string, n, maxSteps int) error {
-	cfg := g.config()
-	cfg.MaxSteps = maxSteps
+	cfg, err := g.agentConfig(maxSteps)
+	if err != nil {
+		g.setStatus(err.Error())
+		workspace.ShowError(g.host.Window(), err)
+		return err
+	}
 	env, err := gridworld.New(cfg)
 	if err != nil {
 		return err
@@ -64,6 +68,9 @@ func (g *Workspace) runAgent(command string, n, maxSteps int) error {
 		if err != nil {
 			g.setStatus(err.Error())
 			return err
+		}
+		if cfg.Render {
+			pa.POVFormat = gridworld.POVFormat(g.envOpts.POVFormat)
 		}
 		agent = pa
 	}

@@ -39,6 +39,7 @@ type Workspace struct {
 	glNote   string // why the 3D view fell back to the map, "" when it did not
 
 	env        *gridworld.Env
+	envOpts    EnvOptions
 	space      string
 	taskName   string
 	source     gridworld.TaskSource
@@ -93,7 +94,8 @@ type Workspace struct {
 
 // New builds the workspace on the task deps.Task names ("samples" when empty).
 func New(h workspace.Host, deps Deps) *Workspace {
-	g := &Workspace{host: h, deps: deps, space: spaceWalking, ghost: true, recording: true, orbit: DefaultOrbit}
+	g := &Workspace{host: h, deps: deps, space: spaceWalking, ghost: true, recording: true, orbit: DefaultOrbit,
+		envOpts: loadEnvOptions()}
 	g.store = workspace.Value(deps.Store)
 	if deps.Sources == nil {
 		g.deps.Sources = &Sources{}
@@ -217,9 +219,10 @@ func (g *Workspace) build() {
 	save := widget.NewButtonWithIcon("Save now", theme.DocumentSaveIcon(), func() { g.saveRecording() })
 	replayBtn := widget.NewButtonWithIcon("Replay…", theme.MediaPlayIcon(), g.chooseReplay)
 	agentBtn := widget.NewButtonWithIcon("Run agent…", theme.ComputerIcon(), g.chooseAgent)
+	settings := widget.NewButtonWithIcon("Environment…", theme.SettingsIcon(), g.showEnvSettings)
 	g.playBar = widgets.NewFlow(
 		container.NewHBox(widget.NewLabel("Task"), g.taskSelect), openDataset, reset, spaceWide,
-		ghost, camera, record, save, replayBtn, agentBtn,
+		ghost, camera, record, save, replayBtn, agentBtn, settings,
 	)
 
 	// replay: the frame viewer steps and plays; the world follows it
@@ -333,7 +336,7 @@ func (g *Workspace) loadDataset(dir string) {
 func (g *Workspace) config() gridworld.Config {
 	cfg := gridworld.EnvDefaults()
 	cfg.Render = false // the workspace renders the view itself; pov thumbnails come from it too
-	cfg.MaxSteps = 1000
+	g.envOpts.apply(&cfg)
 	cfg.Seed = uint64(time.Now().UnixNano())
 	switch g.space {
 	case spaceFlying:

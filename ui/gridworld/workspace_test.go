@@ -3,9 +3,11 @@ package gridworld
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"image"
 	"image/png"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -508,5 +510,98 @@ func TestGridworldPanelsChangeWhileInputArrives(t *testing.T) {
 		}
 		tapChoice(round, "after an agent run")
 		typeKeys(w, g, fyne.KeyA)
+	}
+}
+
+// povSpy is a renderer with a pov (as the app's OpenGL one): a flat colour per call.
+type povSpy struct {
+	spyRenderer
+	calls atomic.Int32
+}
+
+func (p *povSpy) POV() gridworld.POVRenderer { return p }
+
+func (p *povSpy) RenderPOV(s *gridworld.State, w, h int) (*image.RGBA, error) {
+	p.calls.Add(1)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	return img, nil
+}
+
+// TestGridworldEnvironmentSettings: the Environment dialog fits a laptop, its rules reach play
+// (a new episode with them) and are kept in the preferences; its observation options reach
+// agent runs, the pov included when the renderer can draw one.
+func TestGridworldEnvironmentSettings(t *testing.T) {
+	_, g, _, w := openGridworld(t)
+	w.Resize(uitest.Laptop)
+	g.showEnvSettings()
+	top := uitest.DialogFits(t, "Environment settings", w)
+	var entries []*widget.Entry
+	var checks []*widget.Check
+	uitest.Walk(top, func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *widget.Entry:
+			entries = append(entries, x)
+		case *widget.Check:
+			checks = append(checks, x)
+		}
+	})
+	if len(entries) != 4 || len(checks) != 5 {
+		t.Fatalf("%d entries, %d checks", len(entries), len(checks))
+	}
+	entries[0].SetText("7")
+	checks[0].SetChecked(true) // select and place
+	checks[3].SetChecked(true) // target grid
+	apply := uitest.Find(top, func(b *widget.Button) bool { return b.Text == "Apply" })
+	test.Tap(apply)
+	if c := g.env.Config(); c.MaxSteps != 7 || !c.SelectAndPlace {
+		t.Fatalf("play config after Apply: max_steps %d, select_and_place %v", c.MaxSteps, c.SelectAndPlace)
+	}
+	if o := loadEnvOptions(); o.MaxSteps != 7 || !o.TargetInObs {
+		t.Fatalf("preferences: %+v", o)
+	}
+
+	// pov without a renderer that can draw it: a clear error, nothing run
+	o := g.envOpts
+	o.POV, o.POVWidth, o.POVHeight, o.POVFormat = true, 16, 8, "list"
+	g.setEnvOptions(o)
+	if err := g.runAgent("random", 1, 3); err == nil || !strings.Contains(err.Error(), "needs the 3D renderer") {
+		t.Fatalf("pov with the map renderer: %v", err)
+	}
+	// with one: the agent gets the target grid and the pov, in the chosen form and size
+	spy := &povSpy{}
+	g.renderer = spy
+	log := t.TempDir() + "/agent.jsonl"
+	agent := `while IFS= read -r l; do printf '%s\n' "$l" >> '` + log + `'; case "$l" in *'"type":"done"'*) ;; *) echo 1 ;; esac; done`
+	if err := g.runAgent(agent, 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for g.agentCancel != nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d agent messages: %s", len(lines), data)
+	}
+	var m gridworld.AgentMessage
+	if err := json.Unmarshal([]byte(lines[1]), &m); err != nil {
+		t.Fatal(err)
+	}
+	pov, ok := m.Observation["pov"].([]any)
+	if !ok || len(pov) != 8 || len(pov[0].([]any)) != 16 {
+		t.Fatalf("pov sent: %T %v", m.Observation["pov"], m.Observation["pov"])
+	}
+	if _, ok := m.Observation["target_grid"]; !ok {
+		t.Fatal("no target grid sent")
+	}
+	if spy.calls.Load() < 4 {
+		t.Fatalf("pov rendered %d times", spy.calls.Load())
 	}
 }
