@@ -224,3 +224,27 @@ print("WHY", _native.GL_UNAVAILABLE)
     r = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert "LIB True False" in r.stdout and "WHY libagentdesk_gridworld_gl.so does not load" in r.stdout, r.stdout
+
+
+def test_dropping_rendering_envs_frees_them():
+    _needs_gl()
+    import gc
+    import resource
+    lib = _native.lib()
+    gc.collect()
+    base = lib.agd_count()
+    for _ in range(100):
+        e = agw.Env(render=True)
+        e.reset()
+        del e
+    gc.collect()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(400):
+        e = agw.Env(render=True)
+        e.reset()
+        e.step(1)
+        del e
+    gc.collect()
+    assert lib.agd_count() == base
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss
+    assert grown < 32 * 1024, "400 rendering envs created and dropped grew the process by %d KiB" % grown
