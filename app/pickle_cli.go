@@ -119,6 +119,22 @@ func visualizeFlags(fs *flag.FlagSet, o *mobileenv.VisualizeOptions) {
 	fs.BoolVar(&o.SafeNames, "safe-names", false, "portable folder names (<tid>_<i>of<n>_len<L>)")
 	fs.BoolVar(&o.PNG, "png", false, "lossless PNG frames instead of the original's JPEG")
 	fs.BoolVar(&o.NumericLabels, "numeric-labels", false, "action labels as Python 3.11 prints them (1, 2, 4) instead of ActionType.LIFT")
+	fs.Var(pythonLabels{&o.NumericLabels}, "python", "label actions as this Python version's str() of the enum does (3.8 to 3.10: ActionType.LIFT; 3.11 and later: 1)")
+	fs.BoolVar(&o.Strict, "compat", false, "the original's checks: observations that are not uint8 RGB fail with its error instead of being converted")
+}
+
+// pythonLabels is the --python flag: a Python version sets NumericLabels.
+type pythonLabels struct{ numeric *bool }
+
+func (p pythonLabels) String() string { return "" }
+
+func (p pythonLabels) Set(v string) error {
+	var major, minor int
+	if n, _ := fmt.Sscanf(strings.TrimSpace(v), "%d.%d", &major, &minor); n != 2 || major < 3 {
+		return fmt.Errorf("want a Python 3 version such as 3.8 or 3.11")
+	}
+	*p.numeric = major > 3 || minor >= 11
+	return nil
 }
 
 func pickleVisualize(fs *flag.FlagSet) runFunc {
@@ -132,10 +148,13 @@ func pickleVisualize(fs *flag.FlagSet) runFunc {
 		if len(args) != 2 {
 			return usageErrorf("want PKL_PATH VIDEO_PATH")
 		}
-		opts.Stdout = e.stdout
+		opts.Stdout, opts.Warn = e.stdout, e.stderr
 		folders, err := mobileenv.Visualize(args[0], args[1], opts)
 		if err != nil {
 			return err
+		}
+		if opts.Strict { // the original writes empty folders and exits 0
+			return nil
 		}
 		return wroteSomething(folders, framesIn(folders), "frames")
 	}
@@ -176,7 +195,7 @@ func pickleVideo(fs *flag.FlagSet) runFunc {
 		if len(args) != 2 {
 			return usageErrorf("want PKL_PATH VIDEO_PATH")
 		}
-		opts.Stdout = e.stdout
+		opts.Stdout, opts.Warn = e.stdout, e.stderr
 		ctx, stop := interruptible()
 		defer stop()
 		files, err := mobileenv.Video(ctx, args[0], args[1], opts)

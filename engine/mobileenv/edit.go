@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -133,6 +132,58 @@ var modifierArity = map[string]int{
 	"auto_instructionize": 0,
 }
 
+// modifierSignature is each modifier function's parameters in the original: the modifier's
+// own, then the two the tool passes after them (functools.partial(f, *params)(local_dict,
+// trajectory)). Python names them when a call has too few arguments.
+var modifierSignature = map[string][]string{
+	"delete":              {"start", "end", "local_dict", "trajectory"},
+	"instructionize":      {"action_index", "instruction_index", "local_dict", "trajectory"},
+	"rewardize":           {"action_index", "reward_delta", "local_dict", "trajectory"},
+	"auto_instructionize": {"local_dict", "trajectory"},
+}
+
+// arityError is Python's TypeError for calling modifier name with nParams parameters (and the
+// tool's two arguments after them), nil when the count is right.
+func arityError(name string, nParams int) error {
+	sig, ok := modifierSignature[name]
+	given := nParams + 2
+	if !ok || given == len(sig) {
+		return nil
+	}
+	if given > len(sig) {
+		return &PyError{"TypeError", fmt.Sprintf("%s() takes %d positional argument%s but %d %s given",
+			name, len(sig), plural(len(sig)), given, map[bool]string{true: "was", false: "were"}[given == 1])}
+	}
+	missing := sig[given:]
+	quoted := make([]string, len(missing))
+	for i, m := range missing {
+		quoted[i] = "'" + m + "'"
+	}
+	var names string
+	switch len(quoted) {
+	case 1:
+		names = quoted[0]
+	case 2:
+		names = quoted[0] + " and " + quoted[1]
+	default:
+		names = strings.Join(quoted[:len(quoted)-1], ", ") + ", and " + quoted[len(quoted)-1]
+	}
+	return &PyError{"TypeError", fmt.Sprintf("%s() missing %d required positional argument%s: %s",
+		name, len(missing), plural(len(missing)), names)}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// assignmentIndexError is Python's error for `del lst[i]` out of range.
+func assignmentIndexError() error {
+	return &PyError{"IndexError", "list assignment index out of range"}
+}
+
 // SplitModifiers splits a modifier string like the original: on ',' then on ':'; a part
 // without ':' (including the empty string) is an IndexError.
 func SplitModifiers(s string) ([]Modifier, error) {
@@ -163,17 +214,22 @@ func ParseModifiers(s string) ([]Modifier, error) {
 }
 
 func (m *Modifier) parseTyped() error {
-	ar, ok := modifierArity[m.Name]
-	if !ok {
+	if _, ok := modifierArity[m.Name]; !ok {
 		return &PyError{"KeyError", pyQuote(m.Name)}
-	}
-	if ar >= 0 && len(m.Params) != ar {
-		return &PyError{"TypeError", fmt.Sprintf("%s() takes %d positional arguments but %d were given", m.Name, ar+1, len(m.Params)+1)}
 	}
 	var err error
 	if m.Traj, err = PyInt(m.Index); err != nil {
 		return err
 	}
+	if err := arityError(m.Name, len(m.Params)); err != nil {
+		return err
+	}
+	return m.parseParams()
+}
+
+// parseParams reads the modifier's own parameters as its function does (int(), float()).
+func (m *Modifier) parseParams() error {
+	var err error
 	switch m.Name {
 	case "delete", "instructionize":
 		if m.A, err = PyInt(m.Params[0]); err != nil {
@@ -302,6 +358,9 @@ func (k literalKeys) set(d *Dict, key string, v any) {
 func applyOne(trajs *List, m Modifier, options []any, haveOptions bool, keys literalKeys) error {
 	ti, err := pyIndex(m.Traj, len(trajs.Items))
 	if err != nil {
+		if m.Name == "remove" { // del trajectories[i]
+			return assignmentIndexError()
+		}
 		return err
 	}
 	if m.Name == "remove" {
@@ -432,9 +491,11 @@ func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) 
 	if opts.Compat {
 		return EditResult{}, editCompat(path, modifiers, defDir)
 	}
-	mods, err := ParseModifiers(modifiers)
+	// The original's order of evaluation (so that a bad edit fails with the same error), all
+	// in memory: the file is written only once every modifier has applied.
+	mods, err := SplitModifiers(modifiers)
 	if err != nil {
-		return EditResult{}, err
+		return EditResult{}, fmt.Errorf("modifier string %q: %w", modifiers, err)
 	}
 	f, err := openForEdit(path)
 	if err != nil {
@@ -447,8 +508,16 @@ func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) 
 		}
 	}
 	tl, _ := f.Root.(*Dict).Get("trajectories")
-	if err := ApplyModifiers(tl.(*List), mods, options); err != nil {
-		return EditResult{}, err
+	trajs := tl.(*List)
+	keys := literalKeys{}
+	for k := range mods {
+		err := mods[k].compatCheck(trajs)
+		if err == nil {
+			err = applyOne(trajs, mods[k], options, NeedsDefinitions(mods), keys)
+		}
+		if err != nil {
+			return EditResult{}, fmt.Errorf("modifier %d %q: %w", k, mods[k].Raw, err)
+		}
 	}
 	data, err := Encode(f.Root)
 	if err != nil {
@@ -481,15 +550,51 @@ func openForEdit(path string) (*File, error) {
 // LoadInstructionOptions reads the instruction options of task definition tid from
 // defDir/<tid>.textproto: what `instructionize` picks from.
 func LoadInstructionOptions(defDir, tid string) ([]any, error) {
-	td, err := ReadTaskDef(filepath.Join(defDir, tid+".textproto"))
+	td, err := ReadTaskDef(joinPy(defDir, tid+".textproto")) // os.path.join: the path as given
 	if err != nil {
 		return nil, pyOSError(err)
 	}
 	return td.InstructionOptions()
 }
 
+// compatCheck fails the way the original's apply_modifier does, in its order: remove is
+// `del trajectories[int(i)]`; any other name is looked up (KeyError), then the call's
+// arguments are evaluated (int(i), trajectories[i]), then the call checks its argument count,
+// then the function converts its parameters.
+func (m *Modifier) compatCheck(trajs *List) error {
+	var err error
+	if m.Name == "remove" {
+		if m.Traj, err = PyInt(m.Index); err != nil {
+			return err
+		}
+		if _, err := pyIndex(m.Traj, len(trajs.Items)); err != nil {
+			return assignmentIndexError()
+		}
+		return nil
+	}
+	if _, ok := modifierArity[m.Name]; !ok {
+		return &PyError{"KeyError", pyQuote(m.Name)}
+	}
+	if m.Traj, err = PyInt(m.Index); err != nil {
+		return err
+	}
+	if _, err := pyIndex(m.Traj, len(trajs.Items)); err != nil {
+		return err
+	}
+	if err := arityError(m.Name, len(m.Params)); err != nil {
+		return err
+	}
+	return m.parseParams()
+}
+
+// OriginalDefDir is the original edit tool's default DEFDIR (relative to where it runs).
+const OriginalDefDir = "../../android_env/apps/wikihow/templates.miniout"
+
 // editCompat follows the original order of operations (spec §B.3).
 func editCompat(path, modifiers, defDir string) error {
+	if defDir == "" {
+		defDir = OriginalDefDir
+	}
 	mods, err := SplitModifiers(modifiers)
 	if err != nil {
 		return err
@@ -508,12 +613,13 @@ func editCompat(path, modifiers, defDir string) error {
 		}
 	}
 	tl, _ := f.Root.(*Dict).Get("trajectories")
+	trajs := tl.(*List)
 	keys := literalKeys{}
 	for i := range mods {
-		if err := mods[i].parseTyped(); err != nil {
+		if err := mods[i].compatCheck(trajs); err != nil {
 			return err
 		}
-		if err := applyOne(tl.(*List), mods[i], options, NeedsDefinitions(mods), keys); err != nil {
+		if err := applyOne(trajs, mods[i], options, NeedsDefinitions(mods), keys); err != nil {
 			return err
 		}
 	}

@@ -28,7 +28,7 @@ type fileState struct {
 }
 
 // setupEditCase builds the working folder of an edit case and returns it with the input bytes.
-func setupEditCase(t *testing.T, caseDir string, cmd editCmd) (string, []byte) {
+func setupEditCase(t *testing.T, caseDir string, cmd editCmd, name string) (string, []byte) {
 	area := areaDir(t)
 	work := t.TempDir()
 	in := filepath.Join(area, cmd.Input)
@@ -36,7 +36,10 @@ func setupEditCase(t *testing.T, caseDir string, cmd editCmd) (string, []byte) {
 		in = filepath.Join(caseDir, "input.pkl")
 	}
 	input := mustRead(t, in)
-	if err := os.WriteFile(filepath.Join(work, "demo_task.pkl"), input, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(work, name)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, name), input, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	copyTree(t, filepath.Join(area, "pickles/inputs/textprotos"), filepath.Join(work, "textprotos"))
@@ -67,10 +70,16 @@ func TestConformanceEdit(t *testing.T) {
 			if len(cmd.Argv) > 2 {
 				defs = cmd.Argv[2]
 			}
+			name := "demo_task.pkl"
+			if len(cmd.Argv) > 0 {
+				name = cmd.Argv[0]
+			}
 			for _, compat := range []bool{true, false} {
-				work, input := setupEditCase(t, caseDir, cmd)
-				pkl := filepath.Join(work, "demo_task.pkl")
-				_, err := Edit(pkl, mods, filepath.Join(work, defs), EditOptions{Compat: compat})
+				work, input := setupEditCase(t, caseDir, cmd, name)
+				// As the original was run: from the folder, with the arguments as given.
+				t.Chdir(work)
+				pkl := filepath.Join(work, name)
+				_, err := Edit(name, mods, defs, EditOptions{Compat: compat})
 				rc := 0
 				if err != nil {
 					rc = 1
@@ -290,5 +299,76 @@ func TestModifiersForMatchesDirectEdits(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEditErrorLinesAsPython: the last line the original prints for each kind of bad modifier,
+// byte for byte (the functions' real signatures: partial(f, *params)(local_dict, trajectory)),
+// in the original's order of evaluation, the same in compatibility and default mode.
+func TestEditErrorLinesAsPython(t *testing.T) {
+	area := areaDir(t)
+	input := mustRead(t, filepath.Join(area, "pickles/inputs/synthetic_documented.pkl")) // 2 trajectories
+	cases := map[string]string{
+		"0:delete":                "TypeError: delete() missing 2 required positional arguments: 'local_dict' and 'trajectory'",
+		"0:delete:1":              "TypeError: delete() missing 1 required positional argument: 'trajectory'",
+		"0:delete:1:2:3":          "TypeError: delete() takes 4 positional arguments but 5 were given",
+		"1:rewardize:1":           "TypeError: rewardize() missing 1 required positional argument: 'trajectory'",
+		"0:instructionize:1:2:3":  "TypeError: instructionize() takes 4 positional arguments but 5 were given",
+		"0:auto_instructionize:1": "TypeError: auto_instructionize() takes 2 positional arguments but 3 were given",
+		"5:remove":                "IndexError: list assignment index out of range",
+		"-3:remove":               "IndexError: list assignment index out of range",
+		"5:delete":                "IndexError: list index out of range", // the trajectory is looked up before the call
+		"x:delete:1:2":            "ValueError: invalid literal for int() with base 10: 'x'",
+		"0:delete:a:2":            "ValueError: invalid literal for int() with base 10: 'a'",
+		"0:explode:1":             "KeyError: 'explode'",
+		"7:explode":               "KeyError: 'explode'", // the name is looked up first
+	}
+	for mods, want := range cases {
+		for _, compat := range []bool{true, false} {
+			work := t.TempDir()
+			pkl := filepath.Join(work, "demo_task.pkl")
+			os.WriteFile(pkl, input, 0o644)
+			_, err := Edit(pkl, mods, filepath.Join(area, "pickles/inputs/textprotos"), EditOptions{Compat: compat})
+			if err == nil {
+				t.Errorf("%s (compat %v): no error", mods, compat)
+				continue
+			}
+			if got := PyErrorLine(err); got != want {
+				t.Errorf("%s (compat %v): %q, want %q", mods, compat, got, want)
+			}
+		}
+	}
+}
+
+// TestVisualizeScreenArrays: observations the original's Image.fromarray refuses fail in
+// --compat with its error line, and are converted, with one warning, otherwise.
+func TestVisualizeScreenArrays(t *testing.T) {
+	area := areaDir(t)
+	pkl := filepath.Join(area, "pickles/inputs/synthetic_documented.pkl") // float32 observations
+	t.Chdir(t.TempDir())
+	_, err := Visualize(pkl, "strict", VisualizeOptions{FrameOptions: FrameOptions{Strict: true}})
+	if got := PyErrorLine(err); got != "TypeError: Cannot handle this data type: (1, 1, 3), <f4" {
+		t.Fatalf("compat: %q (%v)", got, err)
+	}
+	var warn bytes.Buffer
+	folders, err := Visualize(pkl, "lenient", VisualizeOptions{Warn: &warn})
+	if err != nil || len(folders) == 0 {
+		t.Fatalf("lenient: %v %v", folders, err)
+	}
+	if n := strings.Count(warn.String(), "warning:"); n != 1 || !strings.Contains(warn.String(), "<f4") {
+		t.Fatalf("warnings: %q", warn.String())
+	}
+	for obs, want := range map[any]string{
+		&NDArray{DType: &DType{Kind: 'f', Size: 8, Endian: '<'}, Shape: []int{4, 4, 3}}: "TypeError: Cannot handle this data type: (1, 1, 3), <f8",
+		&NDArray{DType: &DType{Kind: 'u', Size: 1}, Shape: []int{4, 4, 5}}:              "TypeError: Cannot handle this data type: (1, 1, 5), |u1",
+		&NDArray{DType: &DType{Kind: 'u', Size: 1}, Shape: []int{4, 4}}:                 "ValueError: not enough values to unpack (expected 3, got 2)",
+		&List{}: "AttributeError: 'list' object has no attribute 'shape'",
+	} {
+		if got := PyErrorLine(PillowObservationError(obs)); got != want {
+			t.Errorf("%v: %q, want %q", obs, got, want)
+		}
+	}
+	if err := PillowObservationError(&NDArray{DType: &DType{Kind: 'u', Size: 1}, Shape: []int{4, 4, 3}}); err != nil {
+		t.Errorf("uint8 RGB refused: %v", err)
 	}
 }

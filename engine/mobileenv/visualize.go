@@ -254,8 +254,10 @@ func renderFrame(tid string, rec *Dict, opts FrameOptions, buf []byte) (*image.R
 	if !ok {
 		return nil, lay, &PyError{"KeyError", "'observation'"}
 	}
-	if arr, ok := obs.(*NDArray); opts.Strict && (!ok || arr.DType.Kind != 'u' || arr.DType.Size != 1 || len(arr.Shape) != 3 || arr.Shape[2] != 3) {
-		return nil, lay, fmt.Errorf("observation is not a uint8 H×W×3 array (the original visualiser rejects it)")
+	if opts.Strict {
+		if err := PillowObservationError(obs); err != nil {
+			return nil, lay, err
+		}
 	}
 	arr, h, w, err := observationArray(obs)
 	if err != nil {
@@ -471,6 +473,42 @@ type VisualizeOptions struct {
 	Stdout io.Writer
 	// Workers is how many frames are drawn and encoded at once (0: one per core).
 	Workers int
+	// Warn receives warnings (nil: discarded): observations the original would reject (not
+	// uint8 RGB) are converted, and said so once.
+	Warn io.Writer
+}
+
+// PillowObservationError is the error the original visualiser raises for an observation it
+// cannot turn into an image (`height, width, _ = obs.shape`, then Pillow's Image.fromarray,
+// which takes only uint8 arrays with 2 to 4 channels), nil for one it takes.
+func PillowObservationError(obs any) error {
+	a, ok := obs.(*NDArray)
+	if !ok {
+		return &PyError{"AttributeError", fmt.Sprintf("'%s' object has no attribute 'shape'", TypeName(obs))}
+	}
+	switch n := len(a.Shape); {
+	case n < 3:
+		return &PyError{"ValueError", fmt.Sprintf("not enough values to unpack (expected 3, got %d)", n)}
+	case n > 3:
+		return &PyError{"ValueError", "too many values to unpack (expected 3)"}
+	}
+	if a.DType.Kind == 'u' && a.DType.Size == 1 && a.Shape[2] >= 2 && a.Shape[2] <= 4 {
+		return nil
+	}
+	return &PyError{"TypeError", fmt.Sprintf("Cannot handle this data type: (1, 1, %d), %s", a.Shape[2], numpyTypestr(a.DType))}
+}
+
+// numpyTypestr is numpy's __array_interface__ typestr of a dtype: byte order ('|' for one
+// byte, else '<' or '>'), kind and size, e.g. "<f4", "|u1".
+func numpyTypestr(d *DType) string {
+	order := byte('<')
+	switch {
+	case d.Size == 1:
+		order = '|'
+	case d.Endian == '>':
+		order = '>'
+	}
+	return fmt.Sprintf("%c%c%d", order, d.Kind, d.Size)
 }
 
 // FolderName is the folder of trajectory i of n with L records.
@@ -561,6 +599,24 @@ type frameExport struct {
 	failErr error
 	stopErr error // a trajectory could not be started (its folder, or not a list): why
 	stopAt  int   // that trajectory
+	warned  sync.Once
+}
+
+// warnObservation says once that observations the original rejects are being converted.
+func (x *frameExport) warnObservation(rec *Dict) {
+	if x.opts.Warn == nil || x.opts.Strict {
+		return
+	}
+	obs, _ := rec.Get("observation")
+	if err := PillowObservationError(obs); err != nil {
+		x.warned.Do(func() {
+			what := TypeName(obs)
+			if a, ok := obs.(*NDArray); ok {
+				what = fmt.Sprintf("%s arrays of shape %v", numpyTypestr(a.DType), a.Shape)
+			}
+			fmt.Fprintf(x.opts.Warn, "warning: the observations are %s, which the original visualiser rejects (%s); converted to 8-bit RGB (--compat refuses them as it does)\n", what, PyErrorLine(err))
+		})
+	}
 }
 
 type frameJob struct {
@@ -644,6 +700,7 @@ func (x *frameExport) work() {
 				return fmt.Errorf("trajectory %d record %d is %s", job.traj, job.rec, TypeName(job.item))
 			}
 			base := filepath.Join(job.folder, fmt.Sprintf("%d", job.rec))
+			x.warnObservation(rec)
 			if bandsEncoder && !x.opts.PNG {
 				if f, ok := renderFrameBands(x.tid, rec, x.opts.FrameOptions, bandBuf, descBuf); ok {
 					if f.band != nil {

@@ -18,6 +18,9 @@ const (
 	CatUnknownModifier Category = "unknown modifier"
 	// CatBadConfLine: a .conf line without ": " (ValueError: not enough values to unpack).
 	CatBadConfLine Category = "bad conf line"
+	// CatBadConfName: a .task token whose conf file name has no "-" (the original splits it
+	// into <template>-<step>: ValueError: not enough values to unpack).
+	CatBadConfName Category = "bad conf name"
 	// CatBadTaskLine: a blank .task line, or an empty .task file (IndexError).
 	CatBadTaskLine Category = "bad task line"
 	// CatMissingEventSources: a token without event sources (ValueError from max()).
@@ -108,7 +111,7 @@ func PythonErrorCategories(line string) []Category {
 		strings.HasPrefix(line, "TypeError:") && (strings.Contains(line, "not callable") || strings.Contains(line, "takes no arguments") || strings.Contains(line, "argument")):
 		return []Category{CatUnknownModifier}
 	case strings.Contains(line, "not enough values to unpack"):
-		return []Category{CatBadConfLine}
+		return []Category{CatBadConfLine, CatBadConfName}
 	case strings.HasPrefix(line, "ValueError: max()"):
 		return []Category{CatMissingEventSources}
 	case strings.HasPrefix(line, "IndexError"):

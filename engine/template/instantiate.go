@@ -120,6 +120,12 @@ func Expand(r Reader, taskFile, templatesDir string, opts Options) (*Result, err
 			err.(*Error).File = tr.ConfPath
 			return nil, err
 		}
+		if !strings.Contains(tok.Conf, "-") { // as the original: after reading the conf
+			return nil, &Error{Category: CatBadConfName, File: tr.ConfPath, Offset: -1, End: -1,
+				Msg: fmt.Sprintf("the conf file name %q has no '-' (line %d of %s): it must be <template>-<step>.conf, the template being the part before the first '-'",
+					tok.Conf+".conf", tok.Line, taskFile),
+				Python: "ValueError: not enough values to unpack (expected 2, got 1)"}
+		}
 		tr.Conf = conf
 		tmpl, err := r.readText(tr.TemplatePath)
 		if err != nil {

@@ -2,9 +2,11 @@ package template
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -297,7 +299,7 @@ func TestExpansionLinearInSlots(t *testing.T) {
 		}
 		b.WriteString("\"\nevent_sources: { log_event: { filters: \"a:D\" pattern: \"x\" } id: 1 }\n" +
 			"event_slots: { reward_listener: { events: { id: 1 } transformation: \"y = 1\" } }\ncommand: \"c\"\n")
-		fsys := fstest.MapFS{"t.task": {Data: []byte("c\n")}, "c.conf": {Data: []byte("v0: a\n")},
+		fsys := fstest.MapFS{"t.task": {Data: []byte("c-x\n")}, "c-x.conf": {Data: []byte("v0: a\n")},
 			"tpl/c.textproto.template": {Data: []byte(b.String())}}
 		before := positionWork.Load()
 		res, err := Expand(FSReader(fsys), "t.task", "tpl", Options{})
@@ -314,5 +316,28 @@ func TestExpansionLinearInSlots(t *testing.T) {
 	t.Logf("20k slots (%d bytes): %d characters counted; 40k slots (%d bytes): %d", size1, w1, size2, w2)
 	if w2 > 16*int64(size2) || float64(w2)/float64(w1) > 2.5 {
 		t.Fatalf("position work is not linear: %d for %d bytes, %d for %d", w1, size1, w2, size2)
+	}
+}
+
+// TestConfNameWithoutDash: a token whose conf file name has no "-" fails as in the original
+// (after its conf is read), with a message naming the conf file.
+func TestConfNameWithoutDash(t *testing.T) {
+	tpl := "id: \"x\"\nname: \"n\"\ndescription: \"d\"\nevent_sources: { log_event: { filters: \"a:D\" pattern: \"x\" } id: 1 }\ncommand: \"c\"\n"
+	fsys := fstest.MapFS{"t.task": {Data: []byte("ok-one\nplain\n")}, "ok-one.conf": {Data: []byte("v: a\n")},
+		"plain.conf": {Data: []byte("v: a\n")}, "tpl/ok.textproto.template": {Data: []byte(tpl)},
+		"tpl/plain.textproto.template": {Data: []byte(tpl)}}
+	_, err := Expand(FSReader(fsys), "t.task", "tpl", Options{})
+	var e *Error
+	if !errors.As(err, &e) || e.Category != CatBadConfName || e.File != "plain.conf" ||
+		e.Python != "ValueError: not enough values to unpack (expected 2, got 1)" || !strings.Contains(err.Error(), "line 2 of t.task") {
+		t.Fatalf("error %v (%+v)", err, e)
+	}
+	if !slices.Contains(PythonErrorCategories(e.Python), CategoryOf(err)) {
+		t.Fatalf("category %q does not match the original's line", CategoryOf(err))
+	}
+	// a missing conf is reported before the name (the original opens it first)
+	delete(fsys, "plain.conf")
+	if _, err := Expand(FSReader(fsys), "t.task", "tpl", Options{}); CategoryOf(err) == CatBadConfName {
+		t.Fatalf("missing conf: %v", err)
 	}
 }
