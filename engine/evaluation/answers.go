@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -119,6 +120,12 @@ type Answers struct {
 	Comparative map[string]string
 	// Ratings holds foreach-5-select-dialogue answers: option label → "1".."5".
 	Ratings map[string]string
+	// DialogueFlow holds the answers of a dialogue-level flow stored the legacy way, as a
+	// plain map of question text → answer text in data itself (beside or instead of the
+	// per-turn entries), or as the members of an answer object without data. The original
+	// still reads that shape (its completeness check takes data, or the whole object); it is
+	// written back into data.
+	DialogueFlow map[string]string
 }
 
 // NewAnswers returns the empty answer object of the dialogue shown at position i.
@@ -216,7 +223,21 @@ func (a *Answers) Clone() *Answers {
 // that are present.
 func (a Answers) MarshalJSON() ([]byte, error) {
 	obj := orderedJSON{{"subtask_index", mustRaw(a.SubtaskIndex)}}
-	if a.Data != nil {
+	switch {
+	case a.DialogueFlow != nil:
+		data := make(map[string]any, len(a.Data)+len(a.DialogueFlow))
+		for k, v := range a.DialogueFlow {
+			data[k] = v
+		}
+		for k, v := range a.Data {
+			data[k] = v
+		}
+		b, err := marshalNoEscape(data)
+		if err != nil {
+			return nil, err
+		}
+		obj = append(obj, member{"data", b})
+	case a.Data != nil:
 		b, err := marshalNoEscape(a.Data)
 		if err != nil {
 			return nil, err
@@ -250,11 +271,33 @@ func (a *Answers) UnmarshalJSON(b []byte) error {
 		a.SubtaskIndex = int(f)
 	}
 	if v, ok := raw["data"]; ok && !isNull(v) {
-		if err := json.Unmarshal(v, &a.Data); err != nil {
+		var entries map[string]json.RawMessage
+		if err := json.Unmarshal(v, &entries); err != nil {
 			return fmt.Errorf("data: %w", err)
 		}
-		if a.Data == nil {
-			a.Data = map[string]TurnAnswers{}
+		a.Data = map[string]TurnAnswers{}
+		for k, e := range entries {
+			if t := bytes.TrimSpace(e); len(t) > 0 && t[0] == '{' { // a turn's entry
+				var ta TurnAnswers
+				if err := json.Unmarshal(e, &ta); err != nil {
+					return fmt.Errorf("data[%q]: %w", k, err)
+				}
+				a.Data[k] = ta
+				continue
+			}
+			a.setDialogueFlow(k, e) // the legacy dialogue-level flow: question → answer
+		}
+	} else {
+		// No data at all: an object of question → answer members is a legacy dialogue-level
+		// flow's answers (what the original's completeness check falls back to).
+		for k, e := range raw {
+			switch k {
+			case "subtask_index", "data", "likert", "comparative", "ratings":
+				continue
+			}
+			if t := bytes.TrimSpace(e); len(t) > 0 && t[0] != '{' && t[0] != '[' && !isNull(e) {
+				a.setDialogueFlow(k, e)
+			}
 		}
 	}
 	for key, dst := range map[string]*map[string]string{"likert": &a.Likert, "comparative": &a.Comparative, "ratings": &a.Ratings} {
@@ -277,6 +320,17 @@ func (a *Answers) UnmarshalJSON(b []byte) error {
 		*dst = out
 	}
 	return nil
+}
+
+func (a *Answers) setDialogueFlow(question string, raw json.RawMessage) {
+	if a.DialogueFlow == nil {
+		a.DialogueFlow = map[string]string{}
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		s = strings.TrimSpace(string(raw))
+	}
+	a.DialogueFlow[question] = s
 }
 
 // generic returns the answer object as decoded JSON (maps, strings, lists), the form the

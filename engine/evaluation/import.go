@@ -826,23 +826,98 @@ func (im *importer) collection(p *Project) error {
 }
 
 // unreferenced reports the files of task_config/ and hydra_configs/conf that were not read.
+// unreferenced accounts for every other file of the folder: each is listed as ignored, with
+// what it looks like (an analysis table, the original's code, documentation) and why it is not
+// read. A folder holding many ignored files of one kind is one line. Hidden folders (.git)
+// are counted, not listed.
 func (im *importer) unreferenced() {
-	var files []string
-	for _, dir := range []string{"task_config", filepath.Join("hydra_configs", "conf")} {
-		filepath.WalkDir(filepath.Join(im.root, dir), func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			if r := im.rel(path); !im.used[r] {
-				files = append(files, r)
+	type group struct{ dir, kind string }
+	byGroup := map[group][]string{}
+	hidden := 0
+	filepath.WalkDir(im.root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != im.root && strings.HasPrefix(name, ".") {
+				filepath.WalkDir(path, func(_ string, e fs.DirEntry, err error) error {
+					if err == nil && !e.IsDir() {
+						hidden++
+					}
+					return nil
+				})
+				return filepath.SkipDir
 			}
 			return nil
-		})
+		}
+		r := im.rel(path)
+		if im.used[r] {
+			return nil
+		}
+		if strings.HasPrefix(name, ".") {
+			hidden++
+			return nil
+		}
+		g := group{filepath.ToSlash(filepath.Dir(r)), unusedKind(r)}
+		byGroup[g] = append(byGroup[g], r)
+		return nil
+	})
+	groups := make([]group, 0, len(byGroup))
+	for g := range byGroup {
+		groups = append(groups, g)
 	}
-	sort.Strings(files)
-	for _, f := range files {
-		im.rep.add(Ignored, f, "", "not referenced by the configuration")
+	sort.Slice(groups, func(i, j int) bool {
+		if groups[i].dir != groups[j].dir {
+			return groups[i].dir < groups[j].dir
+		}
+		return groups[i].kind < groups[j].kind
+	})
+	for _, g := range groups {
+		files := byGroup[g]
+		sort.Strings(files)
+		if len(files) > 12 {
+			im.rep.add(Ignored, g.dir+"/", "", "%s: %s", plural(len(files), "file"), g.kind)
+			continue
+		}
+		for _, f := range files {
+			im.rep.add(Ignored, f, "", "%s", g.kind)
+		}
 	}
+	if hidden > 0 {
+		im.rep.add(Ignored, "", "", "%s in hidden files and folders (.git and the like): not read", plural(hidden, "file"))
+	}
+}
+
+// unusedKind says what an unread file of an original project folder is, and why the import
+// does not read it.
+func unusedKind(rel string) string {
+	lower := strings.ToLower(rel)
+	ext := filepath.Ext(lower)
+	inDir := func(names ...string) bool {
+		for _, n := range names {
+			if strings.HasPrefix(lower, n+"/") || strings.Contains(lower, "/"+n+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case ext == ".csv" || ext == ".tsv" || ext == ".xlsx" || ext == ".xls" || ext == ".parquet" || ext == ".pkl" ||
+		inDir("analysis", "results", "stats", "outputs") && (ext == ".json" || ext == ".txt"):
+		return "an analysis table or result file: not part of the project (answers come in with `eval import-results`)"
+	case ext == ".py" || ext == ".js" || ext == ".jsx" || ext == ".ts" || ext == ".tsx" || ext == ".sh" ||
+		ext == ".html" || ext == ".css" || ext == ".ipynb" || inDir("node_modules", "frontend", "webapp", "server"):
+		return "the original's code: the app has its own"
+	case ext == ".md" || ext == ".rst" || ext == ".txt" || ext == ".pdf" || strings.HasPrefix(filepath.Base(lower), "license") ||
+		strings.HasPrefix(filepath.Base(lower), "readme"):
+		return "documentation"
+	case ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".gif" || ext == ".svg":
+		return "an image: not used by the project"
+	case ext == ".yaml" || ext == ".yml":
+		return "a configuration not chosen for this import"
+	}
+	return "not referenced by the configuration"
 }
 
 // plural writes "1 thing" or "n things".

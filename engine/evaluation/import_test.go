@@ -3,7 +3,10 @@ package evaluation
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -182,7 +185,7 @@ func TestImportExampleStatic(t *testing.T) {
 		{Ignored, conf, "mephisto.task.task_reward"},
 		{Ignored, conf, "monitoring_log_rate"},
 		{Ignored, conf, "conversations_needed_string"},
-		{Ignored, "hydra_configs/conf/collect.yaml", "not referenced"},
+		{Ignored, "hydra_configs/conf/collect.yaml", "a configuration not chosen for this import"},
 	} {
 		if !hasItem(rep, c.sev, c.file, c.text) {
 			t.Errorf("report lacks %s %s %q:\n%s", c.sev, c.file, c.text, rep)
@@ -465,4 +468,62 @@ func TestImportToleratesOriginalLeftovers(t *testing.T) {
 	if _, rep, err := ImportOriginal(dir, ImportOptions{Config: "flags"}); err != nil || !hasItem(rep, Warning, "hydra_configs/conf/flags.yaml", "missing_opts.yaml") {
 		t.Fatalf("static project with missing model options: %v\n%v", err, rep)
 	}
+}
+
+// TestImportReportAccountsForEveryFile: every file of the folder appears in the report, read
+// or ignored with what it is; a folder of many ignored files of one kind is one line; hidden
+// folders are counted.
+func TestImportReportAccountsForEveryFile(t *testing.T) {
+	dir := copyTree(t, exampleProject(t))
+	extra := map[string]string{
+		"analysis/agreement.csv": "a,b\n", "analysis/summary.tsv": "x\ty\n", "results/final_scores.json": "{}",
+		"README.md": "# notes", "run.sh": "echo", "screens/page.png": "png",
+		"task_config/notes.txt": "notes", "task_config/old_buckets.bak": "x", ".git/HEAD": "ref", ".git/objects/ab": "x",
+	}
+	for i := 0; i < 15; i++ {
+		extra[fmt.Sprintf("frontend/components/c%02d.jsx", i)] = "export default 1"
+	}
+	for rel, body := range extra {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, rep, err := ImportOriginal(dir, ImportOptions{Config: "flags"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, text string }{
+		{"analysis/agreement.csv", "analysis table"},
+		{"analysis/summary.tsv", "analysis table"},
+		{"results/final_scores.json", "analysis table"},
+		{"README.md", "documentation"},
+		{"run.sh", "the original's code"},
+		{"screens/page.png", "an image"},
+		{"task_config/notes.txt", "documentation"},
+		{"task_config/old_buckets.bak", "not referenced"},
+		{"frontend/components/", "15 files: the original's code"},
+		{"", "2 files in hidden files"},
+	} {
+		if !hasItem(rep, Ignored, c.file, c.text) {
+			t.Errorf("report lacks ignored %q %q:\n%s", c.file, c.text, rep)
+		}
+	}
+	// every file of the folder is named by some item (or its folder's, or the hidden count)
+	named := map[string]bool{}
+	for _, it := range rep.Items {
+		named[it.File] = true
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil || d.IsDir() || strings.HasPrefix(rel, ".git/") {
+			return nil
+		}
+		if !named[rel] && !named[path.Dir(rel)+"/"] {
+			t.Errorf("%s is not accounted for in the report", rel)
+		}
+		return nil
+	})
 }

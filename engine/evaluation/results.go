@@ -562,7 +562,7 @@ func AnswerRows(attempts []AttemptResult, names map[string]string) []AnswerRow {
 			for _, sec := range []struct {
 				name string
 				m    map[string]string
-			}{{"likert", d.Likert}, {"comparative", d.Comparative}, {"ratings", d.Ratings}} {
+			}{{"data", d.DialogueFlow}, {"likert", d.Likert}, {"comparative", d.Comparative}, {"ratings", d.Ratings}} {
 				keys := make([]string, 0, len(sec.m))
 				for k := range sec.m {
 					keys = append(keys, k)

@@ -310,3 +310,55 @@ func TestLastPageEnd(t *testing.T) {
 		t.Fatalf("page deadline %v", d)
 	}
 }
+
+// TestLegacyDialogueFlowAnswers: a dialogue-level flow's answers stored the legacy way, a plain
+// map of question → answer text in data (beside per-turn entries) or as the answer object's
+// own members, are read, count for completeness, are exported as rows and written back.
+func TestLegacyDialogueFlowAnswers(t *testing.T) {
+	flow, err := ParseFlow(json.RawMessage(`{"Was the conversation coherent?": {"yes": {}, "no": {"Why not?": {"off topic": {}, "repetitive": {}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty := &AnnotationType{Name: "coherence", Display: NondetailsButtonFlow, Indices: NoIndices, Require: &Requirement{Level: "dialogue"}, Flow: flow}
+	in := `{"subtask_index":0,"data":{"1":{"turn_idx":1,"text":"hi","agent_idx":1,"q":"a"},"Was the conversation coherent?":"no","Why not?":"repetitive"}}`
+	var a Answers
+	if err := json.Unmarshal([]byte(in), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.DialogueFlow["Was the conversation coherent?"] != "no" || a.DialogueFlow["Why not?"] != "repetitive" || a.Data["1"].String("q") != "a" {
+		t.Fatalf("read %+v", a)
+	}
+	if ok, _ := IsComplete(ty, &a, nil); !ok {
+		t.Error("answered legacy dialogue flow is not complete")
+	}
+	delete(a.DialogueFlow, "Why not?")
+	if ok, _ := IsComplete(ty, &a, nil); ok {
+		t.Error("a missing sub-question still counts as complete")
+	}
+	a.DialogueFlow["Why not?"] = "repetitive"
+	out, _ := json.Marshal(a)
+	var back, want any
+	json.Unmarshal(out, &back)
+	json.Unmarshal([]byte(in), &want)
+	if !reflect.DeepEqual(back, want) {
+		t.Errorf("written back as %s", out)
+	}
+	rows := AnswerRows([]AttemptResult{{Participant: "p", Final: &AnswerState{Dialogues: map[int]*Answers{0: &a}}}}, nil)
+	found := 0
+	for _, r := range rows {
+		if r.Section == "data" && r.Turn == -1 && (r.Key == "Why not?" && r.Value == "repetitive" || r.Key == "Was the conversation coherent?" && r.Value == "no") {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("rows %+v", rows)
+	}
+	// without data: the object's own members
+	var b Answers
+	if err := json.Unmarshal([]byte(`{"subtask_index":2,"Was the conversation coherent?":"yes"}`), &b); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := IsComplete(ty, &b, nil); !ok || b.DialogueFlow["Was the conversation coherent?"] != "yes" {
+		t.Errorf("answers without data: %+v", b)
+	}
+}
