@@ -220,3 +220,61 @@ func loadIdx(t testing.TB, dir string) map[string]povFrame {
 	}
 	return m
 }
+
+// TestPOVCloseUps: the camera right against and inside a block. Head-on at the closest the
+// body allows (0.25) the face fills the view; inside a block (a block placed into the head's
+// cell, the eye 0.05 above its bottom) the original shows the block's faces around the camera,
+// not the world behind them; and leaving the block, nothing of it lingers.
+func TestPOVCloseUps(t *testing.T) {
+	r := testRenderer(t)
+	pov := r.POV()
+	red := [3]int{0, 0, 0}
+	frac := func(img *image.RGBA, want func(c [3]int) bool) float64 {
+		n := 0
+		for y := 0; y < 64; y++ {
+			for x := 0; x < 64; x++ {
+				if want(rgbAt(img, x, y)) {
+					n++
+				}
+			}
+		}
+		return float64(n) / 4096
+	}
+	near := func(a, b [3]int) bool { return abs(a[0]-b[0]) <= 40 && abs(a[1]-b[1]) <= 40 && abs(a[2]-b[2]) <= 40 }
+	render := func(blocks []gridworld.Block, pos gridworld.Vec3, yaw, pitch float64) *image.RGBA {
+		var img *image.RGBA
+		var err error
+		onMain(func() {
+			img, err = pov.RenderPOV(gridworld.NewState(blocks, pos, yaw, pitch), 64, 64)
+			if err == nil {
+				c := *img
+				c.Pix = append([]uint8(nil), img.Pix...)
+				img = &c
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	block := []gridworld.Block{{X: 0, Y: 0, Z: -2, ID: gridworld.Red}}
+	// head-on at 0.25: the block's colour everywhere
+	img := render(block, gridworld.Vec3{0, 0, -1.25}, 0, 0)
+	red = rgbAt(img, 32, 32)
+	if f := frac(img, func(c [3]int) bool { return near(c, red) }); f < 0.95 {
+		t.Errorf("head-on at 0.25: the face covers %.0f%% of the view", 100*f)
+	}
+	sky := [3]int{int(gridworld.SkyColor[0]), int(gridworld.SkyColor[1]), int(gridworld.SkyColor[2])}
+	// inside the block, 0.05 above its bottom face, looking level in four directions
+	for _, yaw := range []float64{0, 90, 180, 270} {
+		img := render([]gridworld.Block{{X: 0, Y: 1, Z: 0, ID: gridworld.Red}}, gridworld.Vec3{0.1, 0.55, -0.2}, yaw, 0)
+		if f := frac(img, func(c [3]int) bool { return near(c, sky) }); f > 0.05 {
+			t.Errorf("inside a block, yaw %v: %.0f%% of the view is sky (the world behind the block)", yaw, 100*f)
+		}
+	}
+	// the same block seen from outside is unchanged by drawing both sides
+	out := render([]gridworld.Block{{X: 0, Y: 1, Z: 0, ID: gridworld.Red}}, gridworld.Vec3{0, 0.75, 3}, 0, 0)
+	if f := frac(out, func(c [3]int) bool { return near(c, sky) }); f < 0.3 {
+		t.Errorf("from outside: only %.0f%% sky", 100*f)
+	}
+}

@@ -208,6 +208,7 @@ func New(opts Options) (r *Renderer, err error) {
 	r.atlas.SetWrapT(gls.CLAMP_TO_EDGE)
 
 	r.opaqueMat = newVoxMaterial(r.atlas, [4]float32{1, 1, 1, 1}, false)
+	r.opaqueMat.SetSide(material.SideDouble) // r.lastKind starts as FirstPerson: see RenderInto
 	r.groundMat = newVoxMaterial(r.atlas, [4]float32{1, 1, 1, 1}, false)
 	r.groundMat.SetShader(groundProgramName)
 	r.ghostMat = newVoxMaterial(r.atlas, [4]float32{1.15, 1.15, 1.15, 0.42}, true)
@@ -306,10 +307,17 @@ func (r *Renderer) RenderInto(s Scene, dst *image.RGBA) (img *image.RGBA, err er
 	if s.Camera.Kind != r.lastKind {
 		// first person: nearest texels as the original (spec §10.7); orbit views: mipmapped
 		// minification, so the distant ground does not shimmer in the UI
+		// First person: block faces are drawn from both sides. From outside a block this
+		// changes nothing (the depth test hides the far faces), but the camera can stand inside
+		// a block (the original's body test lets a block be placed into the head's cell while
+		// the eye is a little inside it), and there the original shows the block's faces
+		// around the camera, where culling back faces showed the world behind them.
 		if s.Camera.Kind == FirstPerson {
 			r.atlas.SetMinFilter(gls.NEAREST)
+			r.opaqueMat.SetSide(material.SideDouble)
 		} else {
 			r.atlas.SetMinFilter(gls.LINEAR_MIPMAP_LINEAR)
+			r.opaqueMat.SetSide(material.SideFront)
 		}
 		r.lastKind = s.Camera.Kind
 	}
