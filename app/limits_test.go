@@ -67,7 +67,7 @@ func TestHostileInputsRefused(t *testing.T) {
 	// an Odyssey annotation linked to /dev/zero, and one replaced by a FIFO
 	for _, kind := range []string{"symlink", "fifo"} {
 		ody := filepath.Join(dir, "odyssey-"+kind)
-		conformance.CopyTree(t, filepath.Join(conformance.Dir(t, "odyssey"), "sample"), ody)
+		conformance.CopyTree(t, filepath.Join(conformance.RepoDir(t, "odyssey"), "sample"), ody)
 		anns, _ := filepath.Glob(filepath.Join(ody, "annotations", "*.json"))
 		if len(anns) == 0 {
 			t.Fatal("the sample has no annotations")
@@ -95,7 +95,7 @@ func TestHostileInputsRefused(t *testing.T) {
 func TestDamagedStoreCommands(t *testing.T) {
 	dir := isolate(t)
 	db := filepath.Join(dir, "store.db")
-	sample := filepath.Join(conformance.Dir(t, "odyssey"), "sample")
+	sample := filepath.Join(conformance.RepoDir(t, "odyssey"), "sample")
 	if r := runCLI(t, "--store", db, "odyssey", "import", sample); r.code != 0 {
 		t.Fatalf("import: %+v", r)
 	}

@@ -105,11 +105,11 @@ func TestCorruptedInputsSweep(t *testing.T) {
 		kind, src string
 		args      func(copy string) []string
 	}{
-		{"odyssey import", filepath.Join(conformance.Dir(t, "odyssey"), "sample"),
+		{"odyssey import", filepath.Join(conformance.RepoDir(t, "odyssey"), "sample"),
 			func(c string) []string {
 				return []string{"--store", filepath.Join(dir, "o.db"), "odyssey", "import", "--force", c}
 			}},
-		{"eval import", filepath.Join(conformance.Dir(t, "evaluation"), "example-project"),
+		{"eval import", filepath.Join(conformance.RepoDir(t, "evaluation"), "example-project"),
 			func(c string) []string {
 				return []string{"--store", filepath.Join(dir, "e.db"), "eval", "import", "--config", "flags", "--name", "p" + strconv.Itoa(total), c}
 			}},

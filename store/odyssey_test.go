@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,13 +24,37 @@ type odysseyDatasetCase struct {
 	Steps       int                       `json:"steps"`
 	Screenshots int                       `json:"screenshots"`
 	Splits      map[string]map[string]int `json:"splits"`
+	AllFile     string                    `json:"all_file"`
 	Schema      string                    `json:"schema"`
 }
 
+// odysseyDatasets reads datasets*.json of the conformance area ($AGENTDESK_CONFORMANCE or the
+// repository's copy).
 func odysseyDatasets(t *testing.T) []odysseyDatasetCase {
 	t.Helper()
+	return readOdysseyDatasets(t, conformance.Files(t, "odyssey", "datasets*.json"))
+}
+
+// fixtureDataset returns the folder and the datasets.json entry of one dataset of the
+// repository's own conformance copy (not the $AGENTDESK_CONFORMANCE override): fixture tests
+// that change or rely on a particular dataset use it, with its counts taken from the file.
+func fixtureDataset(t *testing.T, name string) (string, odysseyDatasetCase) {
+	t.Helper()
+	base := conformance.RepoDir(t, "odyssey")
+	paths, _ := filepath.Glob(filepath.Join(base, "datasets*.json"))
+	for _, dc := range readOdysseyDatasets(t, paths) {
+		if dc.Dir == name {
+			return filepath.Join(base, dc.Dir), dc
+		}
+	}
+	t.Fatalf("no dataset %s in %s/datasets*.json", name, base)
+	return "", odysseyDatasetCase{}
+}
+
+func readOdysseyDatasets(t *testing.T, paths []string) []odysseyDatasetCase {
+	t.Helper()
 	var out []odysseyDatasetCase
-	for _, path := range conformance.Files(t, "odyssey", "datasets*.json") {
+	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -57,20 +83,24 @@ func importOdyssey(t *testing.T, s *Store, dir string, opts OdysseyImportOptions
 	return res
 }
 
+// odysseyImportsTable labels the rows of the import log in dumpOdyssey's output.
+const odysseyImportsTable = "odyssey_imports"
+
 // dumpOdyssey renders every table an import writes, for before/after comparisons.
 func dumpOdyssey(t *testing.T, s *Store) string {
 	t.Helper()
 	var b strings.Builder
-	for _, q := range []string{
-		`SELECT id, source, external_id, task, instruction, num_steps, metadata, file_id FROM episodes ORDER BY id`,
-		`SELECT episode_id, idx, action, action_kind, instruction, observation_ref, extra FROM steps ORDER BY episode_id, idx`,
-		`SELECT episode_id, facet, value FROM episode_facets ORDER BY 1, 2, 3`,
-		`SELECT id, kind, path, sha256 FROM imported_files ORDER BY id`,
-		`SELECT name, kind FROM splits ORDER BY name`,
-		`SELECT split_id, episode_id, part, position FROM split_members ORDER BY 1, 2`,
-		`SELECT id, root, episodes FROM odyssey_imports ORDER BY id`,
-		`SELECT rowid, task, instruction FROM episode_text WHERE episode_text MATCH 'the OR a OR use' ORDER BY rowid`,
+	for _, tq := range []struct{ table, q string }{
+		{"episodes", `SELECT id, source, external_id, task, instruction, num_steps, metadata, file_id FROM episodes ORDER BY id`},
+		{"steps", `SELECT episode_id, idx, action, action_kind, instruction, observation_ref, extra FROM steps ORDER BY episode_id, idx`},
+		{"episode_facets", `SELECT episode_id, facet, value FROM episode_facets ORDER BY 1, 2, 3`},
+		{"imported_files", `SELECT id, kind, path, sha256 FROM imported_files ORDER BY id`},
+		{"splits", `SELECT name, kind FROM splits ORDER BY name`},
+		{"split_members", `SELECT split_id, episode_id, part, position FROM split_members ORDER BY 1, 2`},
+		{odysseyImportsTable, `SELECT id, root, episodes FROM odyssey_imports ORDER BY id`},
+		{"episode_text", `SELECT rowid, task, instruction FROM episode_text WHERE episode_text MATCH 'the OR a OR use' ORDER BY rowid`},
 	} {
+		q := tq.q
 		rows, err := s.db.Query(q)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -83,6 +113,7 @@ func dumpOdyssey(t *testing.T, s *Store) string {
 				ptrs[i] = &vals[i]
 			}
 			rows.Scan(ptrs...)
+			fmt.Fprint(&b, tq.table, ": ")
 			fmt.Fprintln(&b, vals...)
 		}
 		rows.Close()
@@ -104,10 +135,14 @@ func TestOdysseyConformanceImport(t *testing.T) {
 		}})
 		n++
 		if res.Episodes != dc.Episodes || res.Steps != dc.Steps || res.Screenshots != dc.Screenshots ||
-			res.MissingScreenshots != 0 || res.Schema != dc.Schema {
-			t.Errorf("%s: imported %+v; want %d episodes, %d steps, %d screenshots, schema %s", dc.Dir, res, dc.Episodes, dc.Steps, dc.Screenshots, dc.Schema)
+			res.MissingScreenshots != dc.Steps-dc.Screenshots || res.Schema != dc.Schema {
+			t.Errorf("%s: imported %+v; want %d episodes, %d steps, %d screenshots (%d missing), schema %s", dc.Dir, res,
+				dc.Episodes, dc.Steps, dc.Screenshots, dc.Steps-dc.Screenshots, dc.Schema)
 		}
-		if !reflect.DeepEqual(phases, []string{"annotations", "splits", "commit"}) {
+		// The annotations are read first and the import ends with its commit; the split files
+		// (if any) are read in between.
+		if len(phases) < 2 || phases[0] != "annotations" || phases[len(phases)-1] != "commit" ||
+			(len(dc.Splits) > 0 && !reflect.DeepEqual(phases, []string{"annotations", "splits", "commit"})) {
 			t.Errorf("%s: progress phases %v", dc.Dir, phases)
 		}
 		got := map[string]map[string]int{}
@@ -117,7 +152,7 @@ func TestOdysseyConformanceImport(t *testing.T) {
 				got[sp.Name][part] = sp.PartSizes[part]
 			}
 		}
-		if !reflect.DeepEqual(got, dc.Splits) {
+		if (len(got) > 0 || len(dc.Splits) > 0) && !reflect.DeepEqual(got, dc.Splits) {
 			t.Errorf("%s: splits %v, want %v", dc.Dir, got, dc.Splits)
 		}
 		// Facets: one category and device per episode, every app, every action kind.
@@ -134,16 +169,22 @@ func TestOdysseyConformanceImport(t *testing.T) {
 		if badActions != 0 {
 			t.Errorf("%s: %d action kinds without a facet row", dc.Dir, badActions)
 		}
-		// Every step references a readable screenshot and carries its ground truth.
+		// Every step carries its ground truth and, when the dataset has every screenshot,
+		// references a readable one.
 		id, _ := s.OdysseyEpisodeIDs(ctx)
+		if len(id) == 0 {
+			t.Fatalf("%s: no episode stored", dc.Dir)
+		}
 		epID, _ := s.EpisodeID(ctx, episode.Key{Source: episode.SourceOdyssey, ExternalID: id[0]})
 		e, err := s.Episode(ctx, epID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, st := range e.Steps {
-			if _, err := odyssey.ReadScreenshot(st.ObservationRef); err != nil {
-				t.Errorf("%s: episode %s step %d: %v", dc.Dir, e.ExternalID, st.Index, err)
+			if dc.Steps == dc.Screenshots {
+				if _, err := odyssey.ReadScreenshot(st.ObservationRef); err != nil {
+					t.Errorf("%s: episode %s step %d: %v", dc.Dir, e.ExternalID, st.Index, err)
+				}
 			}
 			if st.Extra[odyssey.ExtraGTCommand] == nil {
 				t.Errorf("%s: episode %s step %d has no ground truth: %v", dc.Dir, e.ExternalID, st.Index, st.Extra)
@@ -172,10 +213,12 @@ func mustDataset(t *testing.T, dir string) *odyssey.Dataset {
 	return ds
 }
 
+// stripImports drops the import log's rows from a dumpOdyssey output, whatever the dataset's
+// folder is called.
 func stripImports(dump string) string {
 	var keep []string
 	for _, line := range strings.Split(dump, "\n") {
-		if !strings.Contains(line, "/odyssey/sample") || strings.Contains(line, "{") || strings.Contains(line, ".json") {
+		if !strings.HasPrefix(line, odysseyImportsTable+": ") {
 			keep = append(keep, line)
 		}
 	}
@@ -192,13 +235,14 @@ func copyDir(t *testing.T, src string) string {
 
 func TestOdysseyFailedOrCancelledImportLeavesTheStore(t *testing.T) {
 	ctx := context.Background()
-	base := conformance.Dir(t, "odyssey")
+	v1, _ := fixtureDataset(t, "sample-v1")
+	sample, dc := fixtureDataset(t, "sample")
 	s := openTemp(t)
-	importOdyssey(t, s, filepath.Join(base, "sample-v1"), OdysseyImportOptions{})
+	importOdyssey(t, s, v1, OdysseyImportOptions{})
 	before := dumpOdyssey(t, s)
 
-	// A malformed annotation after nine good ones: the error names the file and the line.
-	dir := copyDir(t, filepath.Join(base, "sample"))
+	// A malformed annotation after the good ones: the error names the file and the line.
+	dir := copyDir(t, sample)
 	bad := filepath.Join(dir, "annotations", "9999999999999999.json")
 	os.WriteFile(bad, []byte("{\n  \"episode_id\": \"9999999999999999\",\n  \"steps\": [ {\"step\": 0, \"action\": 5} ]\n}\n"), 0o644)
 	ds := mustDataset(t, dir)
@@ -227,34 +271,84 @@ func TestOdysseyFailedOrCancelledImportLeavesTheStore(t *testing.T) {
 	}
 	// And the same import, not cancelled, goes through.
 	res := importOdyssey(t, s, dir, OdysseyImportOptions{})
-	if res.Episodes != 10 {
-		t.Fatalf("import after the failures: %+v", res)
+	if res.Episodes != dc.Episodes {
+		t.Fatalf("import after the failures: %+v, want %d episodes", res, dc.Episodes)
 	}
 }
 
+// annotationIDs lists the episode ids of a dataset folder's annotations/ files, sorted.
+func annotationIDs(t *testing.T, dir string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "annotations", "*.json"))
+	var ids []string
+	for _, f := range files {
+		ids = append(ids, strings.TrimSuffix(filepath.Base(f), ".json"))
+	}
+	return ids
+}
+
+// splitEntries counts the entries of a dataset folder's split files that name one of ids.
+func splitEntries(t *testing.T, dir string, ids []string) int {
+	t.Helper()
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "splits", "*.json"))
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts map[string][]string
+		if err := json.Unmarshal(data, &parts); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, list := range parts {
+			for _, e := range list {
+				if want[strings.TrimSuffix(e, ".json")] {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 func TestOdysseyFillFromAllFile(t *testing.T) {
-	dir := copyDir(t, filepath.Join(conformance.Dir(t, "odyssey"), "sample"))
-	os.Remove(filepath.Join(dir, "annotations", "0141354101910412.json"))
-	os.Remove(filepath.Join(dir, "annotations", "2431605640004308.json"))
+	sample, dc := fixtureDataset(t, "sample")
+	dir := copyDir(t, sample)
+	ids := annotationIDs(t, dir)
+	if len(ids) < 3 || dc.AllFile == "" {
+		t.Fatalf("the fixture needs at least 3 annotation files and a one-file variant: %d, %q", len(ids), dc.AllFile)
+	}
+	removed := ids[:2]
+	for _, id := range removed {
+		os.Remove(filepath.Join(dir, "annotations", id+".json"))
+	}
+	inSplits := splitEntries(t, dir, removed)
 	s := openTemp(t)
 	res := importOdyssey(t, s, dir, OdysseyImportOptions{})
-	if res.Episodes != 8 || res.MissingSplitEpisodes != 8 || !strings.Contains(strings.Join(res.Warnings, "\n"), "all_annot.json not read") {
-		t.Fatalf("without filling: %+v", res)
+	kept := dc.Episodes - len(removed)
+	if res.Episodes != kept || res.MissingSplitEpisodes != inSplits || !strings.Contains(strings.Join(res.Warnings, "\n"), dc.AllFile+" not read") {
+		t.Fatalf("without filling: %+v; want %d episodes, %d missing split entries", res, kept, inSplits)
 	}
 	ds := mustDataset(t, dir)
 	ds.FillFromAllFile = true
 	res, err := s.ImportOdyssey(context.Background(), ds, OdysseyImportOptions{})
-	if err != nil || res.Episodes != 2 || res.Unchanged != 8 || res.MissingSplitEpisodes != 0 {
+	if err != nil || res.Episodes != len(removed) || res.Unchanged != kept || res.MissingSplitEpisodes != 0 {
 		t.Fatalf("filling: %+v, %v", res, err)
 	}
-	ids, _ := s.OdysseyEpisodeIDs(context.Background())
-	if len(ids) != 10 {
-		t.Fatalf("%d episodes", len(ids))
+	got, _ := s.OdysseyEpisodeIDs(context.Background())
+	if len(got) != dc.Episodes {
+		t.Fatalf("%d episodes, want %d", len(got), dc.Episodes)
 	}
 }
 
 func TestOdysseyOneFileVariantProgress(t *testing.T) {
-	dir := copyDir(t, filepath.Join(conformance.Dir(t, "odyssey"), "sample"))
+	sample, dc := fixtureDataset(t, "sample")
+	dir := copyDir(t, sample)
 	os.RemoveAll(filepath.Join(dir, "annotations"))
 	s := openTemp(t)
 	var last OdysseyProgress
@@ -263,39 +357,50 @@ func TestOdysseyOneFileVariantProgress(t *testing.T) {
 			last = p
 		}
 	}})
-	if res.Episodes != 10 || res.Layout != "all_annot.json" || last != (OdysseyProgress{Phase: "annotations", Done: 10, Total: 10}) {
-		t.Fatalf("%+v, last progress %+v", res, last)
+	if res.Episodes != dc.Episodes || res.Layout != dc.AllFile ||
+		last != (OdysseyProgress{Phase: "annotations", Done: dc.Episodes, Total: dc.Episodes}) {
+		t.Fatalf("%+v, last progress %+v; want %d episodes from %s", res, last, dc.Episodes, dc.AllFile)
 	}
 }
 
 func TestOdysseyMissingScreenshotsAndCopies(t *testing.T) {
-	dir := copyDir(t, filepath.Join(conformance.Dir(t, "odyssey"), "sample-v1"))
-	shots, _ := filepath.Glob(filepath.Join(dir, "screenshots", "0018159083016613_*.png"))
-	for _, p := range shots[:3] {
+	v1, dc := fixtureDataset(t, "sample-v1")
+	dir := copyDir(t, v1)
+	ids := annotationIDs(t, dir)
+	if len(ids) == 0 {
+		t.Fatal("the fixture has no annotation files")
+	}
+	shots, _ := filepath.Glob(filepath.Join(dir, "screenshots", ids[0]+"_*.png"))
+	removed := min(3, len(shots))
+	if removed == 0 {
+		t.Fatalf("episode %s has no screenshots", ids[0])
+	}
+	for _, p := range shots[:removed] {
 		os.Remove(p)
 	}
 	s := openTemp(t)
 	res := importOdyssey(t, s, dir, OdysseyImportOptions{CopyScreenshots: true})
-	if res.MissingScreenshots != 3 || res.CopiedScreenshots != 37 || len(res.Warnings) == 0 {
-		t.Fatalf("%+v", res)
+	missing, copied := dc.Steps-dc.Screenshots+removed, dc.Screenshots-removed
+	if res.MissingScreenshots != missing || res.CopiedScreenshots != copied || len(res.Warnings) == 0 {
+		t.Fatalf("%+v; want %d missing, %d copied", res, missing, copied)
 	}
 	var blobs int
 	s.db.QueryRow(`SELECT count(*) FROM steps WHERE observation IS NOT NULL AND length(observation) > 8`).Scan(&blobs)
-	if blobs != 37 {
-		t.Fatalf("%d screenshots stored", blobs)
+	if blobs != copied {
+		t.Fatalf("%d screenshots stored, want %d", blobs, copied)
 	}
 }
 
 func TestOdysseyExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	base := filepath.Join(conformance.Dir(t, "odyssey"), "sample")
+	base, dc := fixtureDataset(t, "sample")
 	s := openTemp(t)
 	importOdyssey(t, s, base, OdysseyImportOptions{})
 	out := t.TempDir()
 	files, n, err := odyssey.ExportEpisodes(ctx, odyssey.FormatJSON, out, func(fn func(odyssey.Record) error) error {
 		return s.OdysseyRecords(ctx, nil, fn)
 	})
-	if err != nil || n != 10 || len(files) != 10 {
+	if err != nil || n != dc.Episodes || len(files) != dc.Episodes {
 		t.Fatalf("export: %d episodes, %v, %v", n, files, err)
 	}
 	for _, f := range files {
@@ -312,7 +417,10 @@ func TestOdysseyExportRoundTrip(t *testing.T) {
 		}
 	}
 	// Official splits export byte for byte.
-	for _, name := range []string{"random_split", "task_split", "device_split", "app_split"} {
+	if len(dc.Splits) == 0 {
+		t.Fatal("the fixture has no splits")
+	}
+	for name := range dc.Splits {
 		parts, err := s.OdysseySplitParts(ctx, name)
 		if err != nil {
 			t.Fatal(err)
@@ -343,8 +451,8 @@ func TestOdysseyExportRoundTrip(t *testing.T) {
 				count++
 			}
 		}
-		if err != nil || count != 10 {
-			t.Errorf("%s: %d episodes, %v", format, count, err)
+		if err != nil || count != dc.Episodes {
+			t.Errorf("%s: %d episodes, want %d, %v", format, count, dc.Episodes, err)
 		}
 	}
 }
@@ -352,15 +460,20 @@ func TestOdysseyExportRoundTrip(t *testing.T) {
 func TestOdysseyUserSplits(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	importOdyssey(t, s, filepath.Join(conformance.Dir(t, "odyssey"), "sample"), OdysseyImportOptions{})
+	sample, dc := fixtureDataset(t, "sample")
+	importOdyssey(t, s, sample, OdysseyImportOptions{})
 	ids, _ := s.OdysseyEpisodeIDs(ctx)
+	if len(ids) != dc.Episodes || len(ids) < 4 {
+		t.Fatalf("%d episodes stored, want %d (at least 4)", len(ids), dc.Episodes)
+	}
 	parts, err := odyssey.RandomSplit(ids, 0.2, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
+	nTest := int(math.Round(0.2 * float64(len(ids)))) // the nearest whole number of episodes
 	info, err := s.SaveOdysseySplit(ctx, "mine", "20% test", parts, false)
-	if err != nil || info.PartSizes["train"] != 8 || info.PartSizes["test"] != 2 {
-		t.Fatalf("%+v, %v", info, err)
+	if err != nil || info.PartSizes["train"] != len(ids)-nTest || info.PartSizes["test"] != nTest {
+		t.Fatalf("%+v, %v; want train %d, test %d", info, err, len(ids)-nTest, nTest)
 	}
 	if _, err := s.SaveOdysseySplit(ctx, "mine", "", parts, false); !errors.Is(err, ErrSplitExists) {
 		t.Fatalf("replacing without asking: %v", err)
@@ -379,7 +492,7 @@ func TestOdysseyUserSplits(t *testing.T) {
 	if _, err := s.SaveOdysseySplit(ctx, "mine", "held out", held, true); err != nil {
 		t.Fatal(err)
 	}
-	if back, _ := s.OdysseySplitParts(ctx, "mine"); len(back[1].IDs) != 3 || len(back[0].IDs) != 7 {
+	if back, _ := s.OdysseySplitParts(ctx, "mine"); len(back) != 2 || len(back[1].IDs) != 3 || len(back[0].IDs) != len(ids)-3 {
 		t.Fatalf("hold-out split %v", back)
 	}
 }
@@ -394,20 +507,26 @@ func TestOdysseyConformanceScoring(t *testing.T) {
 	var exp struct {
 		DatasetDir string `json:"dataset_dir"`
 		Splits     map[string]struct {
+			Metric  string          `json:"metric"`
 			Info    json.RawMessage `json:"expected_info"`
 			Printed []string        `json:"per_category_printed"`
 		} `json:"splits"`
 	}
-	json.Unmarshal(data, &exp)
+	if err := json.Unmarshal(data, &exp); err != nil {
+		t.Fatal(err)
+	}
 	s := openTemp(t)
 	importOdyssey(t, s, filepath.Join(dir, exp.DatasetDir), OdysseyImportOptions{})
 	n := 0
 	for setting, want := range exp.Splits {
 		level, split, _ := strings.Cut(setting, "_")
-		path := filepath.Join(dir, "e2e", "predictions_high_"+split+".json")
+		path := e2ePredictions(dir, "predictions", level, split)
 		samples, err := odyssey.ReadPredictionsFile(path)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(samples) == 0 {
+			t.Fatalf("%s: %s has no predictions", setting, path)
 		}
 		raw, _ := os.ReadFile(path)
 		sc, err := s.ScoreOdyssey(ctx, samples, OdysseyScoreOptions{Split: split, Level: level, Name: "fake",
@@ -422,6 +541,9 @@ func TestOdysseyConformanceScoring(t *testing.T) {
 		}
 		if sc.UnknownEpisodes != 0 || sc.OutsideSplit != 0 || sc.GTMismatches != 0 {
 			t.Errorf("%s: %+v", setting, sc)
+		}
+		if want.Metric != "" && string(sc.Branch) != want.Metric {
+			t.Errorf("%s: scored with the %s branch, want %s", setting, sc.Branch, want.Metric)
 		}
 		steps := 0
 		for _, g := range sc.Breakdowns[odyssey.ByCategory] {
@@ -470,19 +592,29 @@ func TestOdysseyConformanceScoring(t *testing.T) {
 		}
 	}
 	runs, _ := s.OdysseyRuns(ctx, "")
-	if len(runs) != 8 { // one per level and split
-		t.Errorf("%d runs saved", len(runs))
+	if len(runs) != n { // one per level and split
+		t.Fatalf("%d runs saved, want %d", len(runs), n)
 	}
 	if err := s.DeleteOdysseyRun(ctx, runs[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := s.SavedOdysseyRuns(ctx); len(left) != 7 || left[0].ID == runs[0].ID {
-		t.Errorf("after deleting run %d: %d runs", runs[0].ID, len(left))
+	if left, _ := s.SavedOdysseyRuns(ctx); len(left) != n-1 || (len(left) > 0 && left[0].ID == runs[0].ID) {
+		t.Errorf("after deleting run %d: %d runs, want %d", runs[0].ID, len(left), n-1)
 	}
 	if _, _, err := s.OpenOdysseyRun(ctx, runs[0].ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("opening a deleted run: %v", err)
 	}
 	conformance.Report(t, "odyssey store scoring", n)
+}
+
+// e2ePredictions returns the e2e prediction file of a setting: <kind>_<level>_<split>.json when
+// the folder has one, otherwise the high level's file (the low level shares its predictions).
+func e2ePredictions(dir, kind, level, split string) string {
+	path := filepath.Join(dir, "e2e", kind+"_"+level+"_"+split+".json")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	return filepath.Join(dir, "e2e", kind+"_high_"+split+".json")
 }
 
 func jsonTextEqual(a, b []byte) bool {
@@ -501,25 +633,66 @@ func jsonTextEqual(a, b []byte) bool {
 func TestOdysseyTestRecordsFromStore(t *testing.T) {
 	ctx := context.Background()
 	dir := conformance.Dir(t, "odyssey")
-	s := openTemp(t)
-	importOdyssey(t, s, filepath.Join(dir, "sample"), OdysseyImportOptions{})
-	recs, err := s.OdysseyTestRecords(ctx, "task", odyssey.LevelHigh)
+	data, err := os.ReadFile(conformance.Files(t, "odyssey", "e2e/e2e_expected.json")[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []odyssey.TestRecord
-	data, _ := os.ReadFile(filepath.Join(dir, "e2e", "test_anno_high_task_split.json"))
-	json.Unmarshal(data, &want)
-	if len(recs) != len(want) {
-		t.Fatalf("%d records, want %d", len(recs), len(want))
+	var exp struct {
+		DatasetDir string                     `json:"dataset_dir"`
+		Splits     map[string]json.RawMessage `json:"splits"`
 	}
-	for i := range want {
-		if recs[i].Answer != want[i].Answer || recs[i].HistoryAction != want[i].HistoryAction || recs[i].ID != want[i].ID ||
-			filepath.Base(recs[i].Image) != filepath.Base(want[i].Image) {
-			t.Errorf("record %d: %+v, want %+v", i, recs[i], want[i])
+	if err := json.Unmarshal(data, &exp); err != nil {
+		t.Fatal(err)
+	}
+	s := openTemp(t)
+	importOdyssey(t, s, filepath.Join(dir, exp.DatasetDir), OdysseyImportOptions{})
+	n := 0
+	for setting := range exp.Splits {
+		level, split, _ := strings.Cut(setting, "_")
+		if level != odyssey.LevelHigh {
+			continue
 		}
-		if _, err := odyssey.ReadScreenshot(recs[i].Image); err != nil {
-			t.Errorf("record %d image: %v", i, err)
+		path := filepath.Join(dir, "e2e", "test_anno_high_"+split+".json")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", setting, err)
+		}
+		var want []odyssey.TestRecord
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		recs, err := s.OdysseyTestRecords(ctx, split, odyssey.LevelHigh)
+		if err != nil {
+			t.Fatalf("%s: %v", setting, err)
+		}
+		n++
+		if len(recs) != len(want) {
+			t.Errorf("%s: %d records, want %d", setting, len(recs), len(want))
+			continue
+		}
+		for i := range want {
+			g, w := recs[i], want[i]
+			if g.ID != w.ID || g.Question != w.Question || g.Answer != w.Answer || g.Category != w.Category ||
+				g.StepLength != w.StepLength || g.HistoryAction != w.HistoryAction ||
+				filepath.Base(g.Image) != filepath.Base(w.Image) || compactJSON(g.Sam2Bbox) != compactJSON(w.Sam2Bbox) {
+				t.Errorf("%s: record %d: %+v, want %+v", setting, i, g, w)
+			}
+			// the image reads back when the dataset has the screenshot
+			if _, err := os.Stat(filepath.Join(dir, exp.DatasetDir, "screenshots", filepath.Base(w.Image))); err != nil {
+				continue
+			}
+			if _, err := odyssey.ReadScreenshot(g.Image); err != nil {
+				t.Errorf("%s: record %d image: %v", setting, i, err)
+			}
 		}
 	}
+	conformance.Report(t, "odyssey store test-record", n)
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return string(raw)
+	}
+	return buf.String()
 }

@@ -31,7 +31,7 @@ func TestClosingTheWindowAsksAboutUnsavedWork(t *testing.T) {
 	w.SetContent(shell.Content())
 	dir := t.TempDir()
 	path := filepath.Join(dir, "demo.pkl")
-	data, err := os.ReadFile(filepath.Join(conformance.Dir(t, "mobileenv"), "pickles", "inputs", "synthetic_documented.pkl"))
+	data, err := os.ReadFile(filepath.Join(conformance.RepoDir(t, "mobileenv"), "pickles", "inputs", "synthetic_documented.pkl"))
 	if err != nil {
 		t.Fatal(err)
 	}

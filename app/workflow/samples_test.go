@@ -21,7 +21,7 @@ func TestSamplesLoadAndRemove(t *testing.T) {
 	}
 	defer st.Close()
 	// the user's own dataset first
-	if _, err := ImportDataset(ctx, st, filepath.Join(conformance.Dir(t, "odyssey"), "sample"), ImportOptions{}); err != nil {
+	if _, err := ImportDataset(ctx, st, filepath.Join(conformance.RepoDir(t, "odyssey"), "sample"), ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := st.Overview(ctx)

@@ -2,13 +2,14 @@ package workflow
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/agentdesk/agentdesk/engine/conformance"
-	"github.com/agentdesk/agentdesk/engine/odyssey"
 	"github.com/agentdesk/agentdesk/store"
 )
 
@@ -20,7 +21,28 @@ func TestImportAndScore(t *testing.T) {
 	}
 	defer st.Close()
 	w := Workflows{Store: st}
-	dir := filepath.Join(conformance.Dir(t, "odyssey"), "sample")
+	// the dataset the end-to-end predictions are for, and the first of its settings
+	cdir := conformance.Dir(t, "odyssey")
+	data, err := os.ReadFile(conformance.Files(t, "odyssey", "e2e/e2e_expected.json")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp struct {
+		DatasetDir string                     `json:"dataset_dir"`
+		Splits     map[string]json.RawMessage `json:"splits"`
+	}
+	if err := json.Unmarshal(data, &exp); err != nil {
+		t.Fatal(err)
+	}
+	settings := make([]string, 0, len(exp.Splits))
+	for name := range exp.Splits {
+		settings = append(settings, name)
+	}
+	sort.Strings(settings)
+	if len(settings) == 0 {
+		t.Fatal("e2e_expected.json has no settings")
+	}
+	dir := filepath.Join(cdir, exp.DatasetDir)
 	var phases []string
 	summary, warnings, err := w.ImportOdysseyFolder(ctx, dir, func(phase string, _, _ int) {
 		if len(phases) == 0 || phases[len(phases)-1] != phase {
@@ -38,12 +60,13 @@ func TestImportAndScore(t *testing.T) {
 		t.Fatalf("the same folder again: %q, %v", again, err)
 	}
 
-	preds, _ := filepath.Glob(filepath.Join(conformance.Dir(t, "odyssey"), "e2e", "predictions_high_*_split.json"))
-	if len(preds) == 0 {
-		t.Fatal("no prediction files")
+	level, split, _ := strings.Cut(settings[0], "_")
+	pred := filepath.Join(cdir, "e2e", "predictions_"+level+"_"+split+".json")
+	if _, err := os.Stat(pred); err != nil { // the low level shares the high level's predictions
+		pred = filepath.Join(cdir, "e2e", "predictions_high_"+split+".json")
 	}
-	split := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(preds[0]), "predictions_high_"), ".json")
-	res, groups, fails, notes, err := w.ScorePredictionsFile(ctx, preds[0], split, store.ScoreLenient, odyssey.LevelHigh, "")
+	preds := []string{pred}
+	res, groups, fails, notes, err := w.ScorePredictionsFile(ctx, preds[0], split, store.ScoreLenient, level, "")
 	if err != nil || res == nil || len(groups) == 0 {
 		t.Fatalf("score of %s: %v %v", preds[0], res, err)
 	}

@@ -23,12 +23,30 @@ func Root() string {
 	if dir := os.Getenv(EnvVar); dir != "" {
 		return dir
 	}
+	return RepoRoot()
+}
+
+// RepoRoot returns the repository's own testdata/conformance, whatever $AGENTDESK_CONFORMANCE
+// says. Fixture tests that need one particular example (the odyssey sample/, a given pickle)
+// read it from here, so that a conformance folder with other cases does not break them.
+func RepoRoot() string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return filepath.Join("testdata", "conformance")
 	}
 	// this file is engine/conformance/conformance.go
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "conformance")
+}
+
+// RepoDir returns the folder of one area in the repository's own copy (see RepoRoot). It fails
+// the test when the folder does not exist.
+func RepoDir(t testing.TB, area string) string {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(), area)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Fatalf("repository fixture folder %s not found", dir)
+	}
+	return dir
 }
 
 // Dir returns the folder of one area (gridworld, mobileenv, templates, evaluation, odyssey).

@@ -26,68 +26,69 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-func areaFile(t *testing.T, name string) string {
-	t.Helper()
-	files := conformance.Files(t, area, name)
-	return files[0]
-}
-
 func TestConformanceIntersection(t *testing.T) {
-	var f struct {
-		Cases []struct {
-			ID        any    `json:"id"`
-			Kind      string `json:"kind"`
-			Note      string `json:"note"`
-			Target    Grid   `json:"target"`
-			Grid      Grid   `json:"grid"`
-			FullGrid  *Grid  `json:"full_grid"`
-			TSize     int    `json:"target_size"`
-			FSize     int    `json:"full_size"`
-			GSize     int    `json:"grid_size"`
-			NAdm      [4]int `json:"n_admissible"`
-			MaxInv    int    `json:"max_int_invariant"`
-			MaxNonInv int    `json:"max_int_noninvariant"`
-			Argmax    [3]int `json:"argmax_invariant"`
-		} `json:"cases"`
-	}
-	readJSON(t, areaFile(t, "intersection.json"), &f)
-	for _, c := range f.Cases {
-		name := fmt.Sprintf("case %v (%s: %s)", c.ID, c.Kind, c.Note)
-		inv := NewScorer(&c.Target, c.FullGrid, true)
-		non := NewScorer(&c.Target, c.FullGrid, false)
-		if inv.TargetSize() != c.TSize || inv.FullSize() != c.FSize || c.Grid.Count() != c.GSize {
-			t.Errorf("%s: sizes %d/%d/%d, want %d/%d/%d", name, inv.TargetSize(), inv.FullSize(), c.Grid.Count(), c.TSize, c.FSize, c.GSize)
-		}
-		if got := inv.Admissible(); got != c.NAdm {
-			t.Errorf("%s: admissible %v, want %v", name, got, c.NAdm)
-		}
-		if got := inv.MaximalIntersection(&c.Grid); got != c.MaxInv {
-			t.Errorf("%s: invariant max %d, want %d", name, got, c.MaxInv)
-		}
-		if got := non.MaximalIntersection(&c.Grid); got != c.MaxNonInv {
-			t.Errorf("%s: non-invariant max %d, want %d", name, got, c.MaxNonInv)
-		}
-		if got := naiveMax(&c.Target, c.FullGrid, &c.Grid); got != c.MaxInv {
-			t.Errorf("%s: naive reference max %d, want %d", name, got, c.MaxInv)
-		}
-		best, dx, dz, k := inv.Argmax(&c.Grid)
-		if best != c.MaxInv || [3]int{dx, dz, k} != c.Argmax {
-			t.Errorf("%s: argmax %d %v, want %d %v", name, best, [3]int{dx, dz, k}, c.MaxInv, c.Argmax)
-		}
-		// incremental scorer agrees
-		var inc incScorer
-		inc.reset(inv)
-		gf := c.Grid.flat()
-		for i, v := range gf {
-			if v != 0 {
-				inc.set(i, v)
+	count := 0
+	for _, path := range conformance.Files(t, area, "intersection*.json") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var f struct {
+				Cases []struct {
+					ID        any    `json:"id"`
+					Kind      string `json:"kind"`
+					Note      string `json:"note"`
+					Target    Grid   `json:"target"`
+					Grid      Grid   `json:"grid"`
+					FullGrid  *Grid  `json:"full_grid"`
+					TSize     int    `json:"target_size"`
+					FSize     int    `json:"full_size"`
+					GSize     int    `json:"grid_size"`
+					NAdm      [4]int `json:"n_admissible"`
+					MaxInv    int    `json:"max_int_invariant"`
+					MaxNonInv int    `json:"max_int_noninvariant"`
+					Argmax    [3]int `json:"argmax_invariant"`
+				} `json:"cases"`
 			}
-		}
-		if inc.maxInt() != c.MaxInv {
-			t.Errorf("%s: incremental max %d, want %d", name, inc.maxInt(), c.MaxInv)
-		}
+			readJSON(t, path, &f)
+			for _, c := range f.Cases {
+				name := fmt.Sprintf("case %v (%s: %s)", c.ID, c.Kind, c.Note)
+				inv := NewScorer(&c.Target, c.FullGrid, true)
+				non := NewScorer(&c.Target, c.FullGrid, false)
+				if inv.TargetSize() != c.TSize || inv.FullSize() != c.FSize || c.Grid.Count() != c.GSize {
+					t.Errorf("%s: sizes %d/%d/%d, want %d/%d/%d", name, inv.TargetSize(), inv.FullSize(), c.Grid.Count(), c.TSize, c.FSize, c.GSize)
+				}
+				if got := inv.Admissible(); got != c.NAdm {
+					t.Errorf("%s: admissible %v, want %v", name, got, c.NAdm)
+				}
+				if got := inv.MaximalIntersection(&c.Grid); got != c.MaxInv {
+					t.Errorf("%s: invariant max %d, want %d", name, got, c.MaxInv)
+				}
+				if got := non.MaximalIntersection(&c.Grid); got != c.MaxNonInv {
+					t.Errorf("%s: non-invariant max %d, want %d", name, got, c.MaxNonInv)
+				}
+				if got := naiveMax(&c.Target, c.FullGrid, &c.Grid); got != c.MaxInv {
+					t.Errorf("%s: naive reference max %d, want %d", name, got, c.MaxInv)
+				}
+				best, dx, dz, k := inv.Argmax(&c.Grid)
+				if best != c.MaxInv || [3]int{dx, dz, k} != c.Argmax {
+					t.Errorf("%s: argmax %d %v, want %d %v", name, best, [3]int{dx, dz, k}, c.MaxInv, c.Argmax)
+				}
+				// incremental scorer agrees
+				var inc incScorer
+				inc.reset(inv)
+				gf := c.Grid.flat()
+				for i, v := range gf {
+					if v != 0 {
+						inc.set(i, v)
+					}
+				}
+				if inc.maxInt() != c.MaxInv {
+					t.Errorf("%s: incremental max %d, want %d", name, inc.maxInt(), c.MaxInv)
+				}
+			}
+			t.Logf("%s: %d cases", filepath.Base(path), len(f.Cases))
+			count += len(f.Cases)
+		})
 	}
-	conformance.Report(t, "intersection", len(f.Cases))
+	conformance.Report(t, "intersection", count)
 }
 
 // naiveMax is the literal definition of spec §8.2 (reference for tests).
@@ -135,95 +136,109 @@ func naiveMax(target, full, g *Grid) int {
 }
 
 func TestConformanceReward(t *testing.T) {
-	var f struct {
-		Scales [][2]float64 `json:"scales"`
-		Cases  []struct {
-			ID        any                `json:"id"`
-			Kind      string             `json:"kind"`
-			Note      string             `json:"note"`
-			Invariant bool               `json:"invariant"`
-			Target    Grid               `json:"target"`
-			Prev      Grid               `json:"prev_grid"`
-			Grid      Grid               `json:"grid"`
-			Full      *Grid              `json:"full_grid"`
-			PrevMax   int                `json:"prev_max_int"`
-			MaxInt    int                `json:"max_int"`
-			TSize     int                `json:"target_size"`
-			Right     int                `json:"right_placement"`
-			Wrong     int                `json:"wrong_placement"`
-			Done      bool               `json:"done"`
-			Reward    map[string]float64 `json:"reward"`
-		} `json:"cases"`
-	}
-	readJSON(t, areaFile(t, "reward.json"), &f)
-	n := 0
-	for _, c := range f.Cases {
-		name := fmt.Sprintf("case %v (%s: %s)", c.ID, c.Kind, c.Note)
-		task := &Task{Target: c.Target, FullGrid: c.Full, Invariant: c.Invariant}
-		run, err := task.NewRun()
-		if err != nil {
-			t.Fatal(err)
-		}
-		run.MaxInt = run.Scorer.MaximalIntersection(&c.Prev)
-		run.PrevSize = c.Prev.Count()
-		if run.MaxInt != c.PrevMax {
-			t.Errorf("%s: prev max %d, want %d", name, run.MaxInt, c.PrevMax)
-		}
-		right, wrong, done := run.Step(&c.Grid)
-		if right != c.Right || wrong != c.Wrong || done != c.Done || run.MaxInt != c.MaxInt || run.Scorer.TargetSize() != c.TSize {
-			t.Errorf("%s: right %d wrong %d done %v max %d size %d, want %d %d %v %d %d", name, right, wrong, done, run.MaxInt, run.Scorer.TargetSize(), c.Right, c.Wrong, c.Done, c.MaxInt, c.TSize)
-		}
-		if len(c.Reward) == 0 {
-			t.Errorf("%s: no rewards", name)
-		}
-		for key, want := range c.Reward {
-			a, b, _ := strings.Cut(key, "_")
-			rs, err1 := strconv.ParseFloat(a, 64)
-			ws, err2 := strconv.ParseFloat(b, 64)
-			if err1 != nil || err2 != nil {
-				t.Fatalf("%s: bad reward key %q", name, key)
+	count := 0
+	for _, path := range conformance.Files(t, area, "reward*.json") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var f struct {
+				Scales [][2]float64 `json:"scales"`
+				Cases  []struct {
+					ID        any                `json:"id"`
+					Kind      string             `json:"kind"`
+					Note      string             `json:"note"`
+					Invariant bool               `json:"invariant"`
+					Target    Grid               `json:"target"`
+					Prev      Grid               `json:"prev_grid"`
+					Grid      Grid               `json:"grid"`
+					Full      *Grid              `json:"full_grid"`
+					PrevMax   int                `json:"prev_max_int"`
+					MaxInt    int                `json:"max_int"`
+					TSize     int                `json:"target_size"`
+					Right     int                `json:"right_placement"`
+					Wrong     int                `json:"wrong_placement"`
+					Done      bool               `json:"done"`
+					Reward    map[string]float64 `json:"reward"`
+				} `json:"cases"`
 			}
-			if got := Reward(right, wrong, rs, ws); math.Abs(got-want) > 1e-12 {
-				t.Errorf("%s: reward[%s] = %v, want %v", name, key, got, want)
+			readJSON(t, path, &f)
+			n := 0
+			for _, c := range f.Cases {
+				name := fmt.Sprintf("case %v (%s: %s)", c.ID, c.Kind, c.Note)
+				task := &Task{Target: c.Target, FullGrid: c.Full, Invariant: c.Invariant}
+				run, err := task.NewRun()
+				if err != nil {
+					t.Fatal(err)
+				}
+				run.MaxInt = run.Scorer.MaximalIntersection(&c.Prev)
+				run.PrevSize = c.Prev.Count()
+				if run.MaxInt != c.PrevMax {
+					t.Errorf("%s: prev max %d, want %d", name, run.MaxInt, c.PrevMax)
+				}
+				right, wrong, done := run.Step(&c.Grid)
+				if right != c.Right || wrong != c.Wrong || done != c.Done || run.MaxInt != c.MaxInt || run.Scorer.TargetSize() != c.TSize {
+					t.Errorf("%s: right %d wrong %d done %v max %d size %d, want %d %d %v %d %d", name, right, wrong, done, run.MaxInt, run.Scorer.TargetSize(), c.Right, c.Wrong, c.Done, c.MaxInt, c.TSize)
+				}
+				if len(c.Reward) == 0 {
+					t.Errorf("%s: no rewards", name)
+				}
+				for key, want := range c.Reward {
+					a, b, _ := strings.Cut(key, "_")
+					rs, err1 := strconv.ParseFloat(a, 64)
+					ws, err2 := strconv.ParseFloat(b, 64)
+					if err1 != nil || err2 != nil {
+						t.Fatalf("%s: bad reward key %q", name, key)
+					}
+					if got := Reward(right, wrong, rs, ws); math.Abs(got-want) > 1e-12 {
+						t.Errorf("%s: reward[%s] = %v, want %v", name, key, got, want)
+					}
+				}
+				n++
 			}
-		}
-		n++
+			t.Logf("%s: %d cases", filepath.Base(path), n)
+			count += n
+		})
 	}
-	conformance.Report(t, "reward", n)
+	conformance.Report(t, "reward", count)
 }
 
 func TestConformanceDenseSparseRotation(t *testing.T) {
-	var f struct {
-		Cases []struct {
-			Dense     Grid    `json:"dense"`
-			Sparse    []Block `json:"sparse_correct_xyz_id"`
-			Bug       []Block `json:"to_sparse_original_output"`
-			Rotations []Grid  `json:"rotations"`
-		} `json:"cases"`
-	}
-	readJSON(t, areaFile(t, "dense_sparse_rotation.json"), &f)
-	for i, c := range f.Cases {
-		if got := c.Dense.Sparse(); !equalBlocks(got, c.Sparse) {
-			t.Errorf("case %d: sparse %v, want %v", i, got, c.Sparse)
-		}
-		if got := c.Dense.SparseOriginalBug(); !equalBlocks(got, c.Bug) {
-			t.Errorf("case %d: buggy sparse differs", i)
-		}
-		g, err := DenseFromSparse(c.Sparse)
-		if err != nil || g != c.Dense {
-			t.Errorf("case %d: dense from sparse differs (%v)", i, err)
-		}
-		rots := c.Dense.Rotations()
-		if len(c.Rotations) != 4 {
-			t.Errorf("case %d: %d rotations in file", i, len(c.Rotations))
-		}
-		for k := range c.Rotations {
-			if k < 4 && rots[k] != c.Rotations[k] {
-				t.Errorf("case %d: rotation %d differs", i, k)
+	count := 0
+	for _, path := range conformance.Files(t, area, "dense_sparse_rotation*.json") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var f struct {
+				Cases []struct {
+					Dense     Grid    `json:"dense"`
+					Sparse    []Block `json:"sparse_correct_xyz_id"`
+					Bug       []Block `json:"to_sparse_original_output"`
+					Rotations []Grid  `json:"rotations"`
+				} `json:"cases"`
 			}
-		}
+			readJSON(t, path, &f)
+			for i, c := range f.Cases {
+				if got := c.Dense.Sparse(); !equalBlocks(got, c.Sparse) {
+					t.Errorf("case %d: sparse %v, want %v", i, got, c.Sparse)
+				}
+				if got := c.Dense.SparseOriginalBug(); !equalBlocks(got, c.Bug) {
+					t.Errorf("case %d: buggy sparse differs", i)
+				}
+				g, err := DenseFromSparse(c.Sparse)
+				if err != nil || g != c.Dense {
+					t.Errorf("case %d: dense from sparse differs (%v)", i, err)
+				}
+				rots := c.Dense.Rotations()
+				if len(c.Rotations) != 4 {
+					t.Errorf("case %d: %d rotations in file", i, len(c.Rotations))
+				}
+				for k := range c.Rotations {
+					if k < 4 && rots[k] != c.Rotations[k] {
+						t.Errorf("case %d: rotation %d differs", i, k)
+					}
+				}
+			}
+			t.Logf("%s: %d cases", filepath.Base(path), len(f.Cases))
+			count += len(f.Cases)
+		})
 	}
-	conformance.Report(t, "dense_sparse_rotation", len(f.Cases))
+	conformance.Report(t, "dense_sparse_rotation", count)
 }
 
 func equalBlocks(a, b []Block) bool {
@@ -255,121 +270,128 @@ func worldFrom(blocks []Block) *State {
 }
 
 func TestConformanceWorldUnits(t *testing.T) {
-	var f struct {
-		HitWorlds     [][]Block `json:"hit_test_worlds"`
-		CollideWorlds [][]Block `json:"collide_worlds"`
-		PRWorlds      [][]Block `json:"place_remove_worlds"`
-		Normalize     []struct {
-			In  []float64 `json:"input"`
-			Out [3]int    `json:"output"`
-		} `json:"normalize"`
-		Sight []struct {
-			Rot   [2]float64 `json:"rotation"`
-			Sight []float64  `json:"sight"`
-		} `json:"sight_vector"`
-		Motion []struct {
-			Flying bool       `json:"flying"`
-			Strafe [2]float64 `json:"strafe"`
-			Rot    [2]float64 `json:"rotation"`
-			Motion []float64  `json:"motion"`
-		} `json:"motion_vector"`
-		Hit []struct {
-			World int        `json:"world"`
-			Pos   Vec3       `json:"position"`
-			Rot   [2]float64 `json:"rotation"`
-			Block *[3]int    `json:"block"`
-			Prev  *[3]int    `json:"previous"`
-		} `json:"hit_test"`
-		Collide []struct {
-			World   int       `json:"world"`
-			Pos     Vec3      `json:"position"`
-			Result  []float64 `json:"result"`
-			DyAfter float64   `json:"dy_after"`
-		} `json:"collide"`
-		PR []struct {
-			World   int            `json:"world"`
-			Pos     Vec3           `json:"position"`
-			Rot     [2]float64     `json:"rotation"`
-			Active  int            `json:"active_block"`
-			InvB    [NumColors]int `json:"inventory_before"`
-			Place   bool           `json:"place"`
-			Remove  bool           `json:"remove"`
-			Added   []Block        `json:"added"`
-			Removed []Block        `json:"removed"`
-			InvA    [NumColors]int `json:"inventory_after"`
-			Extra   map[string]any `json:"-"`
-		} `json:"place_remove"`
+	count := 0
+	for _, path := range conformance.Files(t, area, "world_units*.json") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var f struct {
+				HitWorlds     [][]Block `json:"hit_test_worlds"`
+				CollideWorlds [][]Block `json:"collide_worlds"`
+				PRWorlds      [][]Block `json:"place_remove_worlds"`
+				Normalize     []struct {
+					In  []float64 `json:"input"`
+					Out [3]int    `json:"output"`
+				} `json:"normalize"`
+				Sight []struct {
+					Rot   [2]float64 `json:"rotation"`
+					Sight []float64  `json:"sight"`
+				} `json:"sight_vector"`
+				Motion []struct {
+					Flying bool       `json:"flying"`
+					Strafe [2]float64 `json:"strafe"`
+					Rot    [2]float64 `json:"rotation"`
+					Motion []float64  `json:"motion"`
+				} `json:"motion_vector"`
+				Hit []struct {
+					World int        `json:"world"`
+					Pos   Vec3       `json:"position"`
+					Rot   [2]float64 `json:"rotation"`
+					Block *[3]int    `json:"block"`
+					Prev  *[3]int    `json:"previous"`
+				} `json:"hit_test"`
+				Collide []struct {
+					World   int       `json:"world"`
+					Pos     Vec3      `json:"position"`
+					Result  []float64 `json:"result"`
+					DyAfter float64   `json:"dy_after"`
+				} `json:"collide"`
+				PR []struct {
+					World   int            `json:"world"`
+					Pos     Vec3           `json:"position"`
+					Rot     [2]float64     `json:"rotation"`
+					Active  int            `json:"active_block"`
+					InvB    [NumColors]int `json:"inventory_before"`
+					Place   bool           `json:"place"`
+					Remove  bool           `json:"remove"`
+					Added   []Block        `json:"added"`
+					Removed []Block        `json:"removed"`
+					InvA    [NumColors]int `json:"inventory_after"`
+					Extra   map[string]any `json:"-"`
+				} `json:"place_remove"`
+			}
+			readJSON(t, path, &f)
+			total := 0
+			for i, c := range f.Normalize {
+				x, y, z := BlockOf(c.In[0], c.In[1], c.In[2])
+				if [3]int{x, y, z} != c.Out {
+					t.Errorf("normalize %d: %v -> %v, want %v", i, c.In, [3]int{x, y, z}, c.Out)
+				}
+			}
+			total += len(f.Normalize)
+			for i, c := range f.Sight {
+				s := worldFrom(nil)
+				s.yaw, s.pitch = c.Rot[0], c.Rot[1]
+				got := s.Sight()
+				if !near(got[:], c.Sight, 1e-9) {
+					t.Errorf("sight %d: %v -> %v, want %v", i, c.Rot, got, c.Sight)
+				} else if got[0] != c.Sight[0] || got[1] != c.Sight[1] || got[2] != c.Sight[2] {
+					t.Logf("sight %d: within tolerance but not bit-exact: %v vs %v", i, got, c.Sight)
+				}
+			}
+			total += len(f.Sight)
+			for i, c := range f.Motion {
+				s := worldFrom(nil)
+				s.yaw, s.pitch = c.Rot[0], c.Rot[1]
+				s.SetStrafe(c.Strafe[0], c.Strafe[1], c.Flying)
+				got := s.MotionVector()
+				if !near(got[:], c.Motion, 1e-9) {
+					t.Errorf("motion %d: %+v -> %v, want %v", i, c, got, c.Motion)
+				}
+			}
+			total += len(f.Motion)
+			hitWorlds := make([]*State, len(f.HitWorlds))
+			for i, w := range f.HitWorlds {
+				hitWorlds[i] = worldFrom(w)
+			}
+			for i, c := range f.Hit {
+				s := hitWorlds[c.World]
+				s.yaw, s.pitch = c.Rot[0], c.Rot[1]
+				fc := s.HitTest(c.Pos, s.Sight(), HitDistance)
+				if !focusEq(fc.Hit, fc.HasHit, c.Block) || !focusEq(fc.Before, fc.HasBefore, c.Prev) {
+					t.Errorf("hit_test %d: got %+v, want %v %v", i, fc, c.Block, c.Prev)
+				}
+			}
+			total += len(f.Hit)
+			colWorlds := make([]*State, len(f.CollideWorlds))
+			for i, w := range f.CollideWorlds {
+				colWorlds[i] = worldFrom(w)
+			}
+			for i, c := range f.Collide {
+				s := colWorlds[c.World]
+				s.dy = -3
+				got := s.Collide(c.Pos)
+				if !near(got[:], c.Result, 1e-9) || s.dy != c.DyAfter {
+					t.Errorf("collide %d: %v -> %v dy %v, want %v dy %v", i, c.Pos, got, s.dy, c.Result, c.DyAfter)
+				}
+			}
+			total += len(f.Collide)
+			for i, c := range f.PR {
+				s := worldFrom(f.PRWorlds[c.World])
+				before := s.AppendBlocks(nil, false)
+				s.SetPose(c.Pos, c.Rot[0], c.Rot[1])
+				s.SetInventory(c.InvB, c.Active)
+				s.PlaceOrBreak(c.Place, c.Remove)
+				after := s.AppendBlocks(nil, false)
+				added, removed := diffBlocks(before, after), diffBlocks(after, before)
+				if !sameSet(added, c.Added) || !sameSet(removed, c.Removed) || s.Inventory() != c.InvA {
+					t.Errorf("place_remove %d: added %v removed %v inv %v, want %v %v %v", i, added, removed, s.Inventory(), c.Added, c.Removed, c.InvA)
+				}
+			}
+			total += len(f.PR)
+			t.Logf("%s: %d cases", filepath.Base(path), total)
+			count += total
+		})
 	}
-	readJSON(t, areaFile(t, "world_units.json"), &f)
-	total := 0
-	for i, c := range f.Normalize {
-		x, y, z := BlockOf(c.In[0], c.In[1], c.In[2])
-		if [3]int{x, y, z} != c.Out {
-			t.Errorf("normalize %d: %v -> %v, want %v", i, c.In, [3]int{x, y, z}, c.Out)
-		}
-	}
-	total += len(f.Normalize)
-	for i, c := range f.Sight {
-		s := worldFrom(nil)
-		s.yaw, s.pitch = c.Rot[0], c.Rot[1]
-		got := s.Sight()
-		if !near(got[:], c.Sight, 1e-9) {
-			t.Errorf("sight %d: %v -> %v, want %v", i, c.Rot, got, c.Sight)
-		} else if got[0] != c.Sight[0] || got[1] != c.Sight[1] || got[2] != c.Sight[2] {
-			t.Logf("sight %d: within tolerance but not bit-exact: %v vs %v", i, got, c.Sight)
-		}
-	}
-	total += len(f.Sight)
-	for i, c := range f.Motion {
-		s := worldFrom(nil)
-		s.yaw, s.pitch = c.Rot[0], c.Rot[1]
-		s.SetStrafe(c.Strafe[0], c.Strafe[1], c.Flying)
-		got := s.MotionVector()
-		if !near(got[:], c.Motion, 1e-9) {
-			t.Errorf("motion %d: %+v -> %v, want %v", i, c, got, c.Motion)
-		}
-	}
-	total += len(f.Motion)
-	hitWorlds := make([]*State, len(f.HitWorlds))
-	for i, w := range f.HitWorlds {
-		hitWorlds[i] = worldFrom(w)
-	}
-	for i, c := range f.Hit {
-		s := hitWorlds[c.World]
-		s.yaw, s.pitch = c.Rot[0], c.Rot[1]
-		fc := s.HitTest(c.Pos, s.Sight(), HitDistance)
-		if !focusEq(fc.Hit, fc.HasHit, c.Block) || !focusEq(fc.Before, fc.HasBefore, c.Prev) {
-			t.Errorf("hit_test %d: got %+v, want %v %v", i, fc, c.Block, c.Prev)
-		}
-	}
-	total += len(f.Hit)
-	colWorlds := make([]*State, len(f.CollideWorlds))
-	for i, w := range f.CollideWorlds {
-		colWorlds[i] = worldFrom(w)
-	}
-	for i, c := range f.Collide {
-		s := colWorlds[c.World]
-		s.dy = -3
-		got := s.Collide(c.Pos)
-		if !near(got[:], c.Result, 1e-9) || s.dy != c.DyAfter {
-			t.Errorf("collide %d: %v -> %v dy %v, want %v dy %v", i, c.Pos, got, s.dy, c.Result, c.DyAfter)
-		}
-	}
-	total += len(f.Collide)
-	for i, c := range f.PR {
-		s := worldFrom(f.PRWorlds[c.World])
-		before := s.AppendBlocks(nil, false)
-		s.SetPose(c.Pos, c.Rot[0], c.Rot[1])
-		s.SetInventory(c.InvB, c.Active)
-		s.PlaceOrBreak(c.Place, c.Remove)
-		after := s.AppendBlocks(nil, false)
-		added, removed := diffBlocks(before, after), diffBlocks(after, before)
-		if !sameSet(added, c.Added) || !sameSet(removed, c.Removed) || s.Inventory() != c.InvA {
-			t.Errorf("place_remove %d: added %v removed %v inv %v, want %v %v %v", i, added, removed, s.Inventory(), c.Added, c.Removed, c.InvA)
-		}
-	}
-	total += len(f.PR)
-	conformance.Report(t, "world_units", total)
+	conformance.Report(t, "world_units", count)
 }
 
 func focusEq(p [3]int, ok bool, want *[3]int) bool {

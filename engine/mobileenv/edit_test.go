@@ -99,6 +99,12 @@ func TestConformanceEdit(t *testing.T) {
 					if want.OldEqIn && !bytes.Equal(old, input) {
 						t.Errorf("compat: .old differs from the input")
 					}
+					if want.OldExists && !want.OldEqIn && bytes.Equal(old, input) {
+						t.Errorf("compat: .old equals the input, want it to differ")
+					}
+					if want.PklEqIn && !bytes.Equal(cur, input) {
+						t.Errorf("compat: %s differs from the input, want it unchanged", name)
+					}
 				} else if rc != 0 {
 					// the default mode validates first: nothing is touched on failure
 					if !bytes.Equal(cur, input) || errOld == nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,11 +18,64 @@ import (
 )
 
 type resaveCmd struct {
-	Argv          []string          `json:"argv"`
-	RC            int               `json:"rc"`
-	Textprotos    []string          `json:"textprotos"`
-	ResavedBefore []string          `json:"resaved_before"`
-	Rename        map[string]string `json:"rename_in_web_dumps"`
+	Argv          []string `json:"argv"`
+	RC            int      `json:"rc"`
+	Textprotos    []string `json:"textprotos"`
+	ResavedBefore []string `json:"resaved_before"`
+	// Rename is rename_in_web_dumps: {"from": "to", ...} (read in the file's order) or a list
+	// of [from, to] pairs; see renames.
+	Rename json.RawMessage `json:"rename_in_web_dumps"`
+}
+
+// renames returns the renames of rename_in_web_dumps in the order of the file, from an object
+// ({"from": "to", ...}; a map would lose the order) or a list of [from, to] pairs.
+func (c resaveCmd) renames() ([][2]string, error) {
+	raw := bytes.TrimSpace(c.Rename)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '[' {
+		var pairs [][]string
+		if err := json.Unmarshal(raw, &pairs); err != nil {
+			return nil, fmt.Errorf("rename_in_web_dumps: %w", err)
+		}
+		out := make([][2]string, 0, len(pairs))
+		for _, p := range pairs {
+			if len(p) != 2 {
+				return nil, fmt.Errorf("rename_in_web_dumps: %q is not a [from, to] pair", p)
+			}
+			out = append(out, [2]string{p[0], p[1]})
+		}
+		return out, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("rename_in_web_dumps: want an object or a list of pairs, not %s", raw)
+	}
+	var out [][2]string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("rename_in_web_dumps: %w", err)
+		}
+		var to string
+		if err := dec.Decode(&to); err != nil {
+			return nil, fmt.Errorf("rename_in_web_dumps: %w", err)
+		}
+		out = append(out, [2]string{tok.(string), to})
+	}
+	return out, nil
+}
+
+// originalDumpName maps the name of a web-dump file after a case's renames back to the name
+// of the file in pickles/inputs/web-dumps it came from.
+func originalDumpName(renames [][2]string, name string) string {
+	for _, r := range renames {
+		if r[1] == name {
+			return r[0]
+		}
+	}
+	return name
 }
 
 type resaveState struct {
@@ -40,11 +95,28 @@ func setupResave(t *testing.T, caseDir string, cmd resaveCmd) string {
 	}
 	os.MkdirAll(filepath.Join(work, "resaved"), 0o755)
 	for _, f := range cmd.ResavedBefore {
-		b := mustRead(t, filepath.Join(caseDir, "setup/resaved", f))
-		os.WriteFile(filepath.Join(work, "resaved", f), b, 0o644)
+		// taken from the case's setup/resaved/ when it is there, empty otherwise
+		b, err := os.ReadFile(filepath.Join(caseDir, "setup/resaved", f))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, "resaved", f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for from, to := range cmd.Rename {
-		if err := os.Rename(filepath.Join(work, "web-dumps", from), filepath.Join(work, "web-dumps", to)); err != nil {
+	renames, err := cmd.renames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// All at once, through temporary names, so that swaps and chains (a→b, b→c) work.
+	dumps := filepath.Join(work, "web-dumps")
+	for i, r := range renames {
+		if err := os.Rename(filepath.Join(dumps, r[0]), filepath.Join(dumps, fmt.Sprintf(".renaming-%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range renames {
+		if err := os.Rename(filepath.Join(dumps, fmt.Sprintf(".renaming-%d", i)), filepath.Join(dumps, r[1])); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package odyssey
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -129,21 +130,22 @@ func TestConformanceTextMatching(t *testing.T) {
 }
 
 // literalOf reads a case's info: a JSON list or number, or a string to evaluate as a literal.
-func literalOf(t *testing.T, raw json.RawMessage) Literal {
-	t.Helper()
+// A string that is no literal gives the parse error: the original's literal_eval raises there,
+// which makes the step invalid (the case's error outcome).
+func literalOf(raw json.RawMessage) (Literal, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		l, err := ParseLiteral(s)
 		if err != nil {
-			t.Fatalf("literal %q: %v", s, err)
+			return l, fmt.Errorf("literal %q: %w", s, err)
 		}
-		return l
+		return l, nil
 	}
 	l, err := ParseLiteral(string(raw))
 	if err != nil {
-		t.Fatalf("literal %s: %v", raw, err)
+		return l, fmt.Errorf("literal %s: %w", raw, err)
 	}
-	return l
+	return l, nil
 }
 
 func TestConformanceClickMatching(t *testing.T) {
@@ -160,7 +162,14 @@ func TestConformanceClickMatching(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: box: %v", c.Name, err)
 		}
-		got, err := ClickMatch(literalOf(t, c.GTInfo), literalOf(t, c.PredInfo), box)
+		var got bool
+		gt, err := literalOf(c.GTInfo)
+		if err == nil {
+			var pred Literal
+			if pred, err = literalOf(c.PredInfo); err == nil {
+				got, err = ClickMatch(gt, pred, box)
+			}
+		}
 		var want bool
 		if json.Unmarshal(c.Expected, &want) != nil { // {"error": ...}
 			if err == nil {
@@ -206,7 +215,7 @@ func TestConformanceStepMatch(t *testing.T) {
 				t.Errorf("%s: got %+v, %v; want %+v", c.Name, v, err, c.Expected)
 			}
 			samples = append(samples, Sample{Pred: c.Pred, GT: c.GT, Box: box, StepLength: 1,
-				Category: roundRobin[i%len(roundRobin)], EpisodeID: c.Name})
+				Category: roundRobin[i%len(roundRobin)], EpisodeID: fmt.Sprintf("case-%d", i)})
 			n++
 		}
 		if len(doc.Aggregate) > 0 {
@@ -279,7 +288,13 @@ func TestConformanceAggregate(t *testing.T) {
 			if !sameJSONText(got, want.Info) {
 				t.Errorf("%s/%s: info %s, want %s", sc.Name, branch, got, want.Info)
 			}
+			if want.PerStep != nil && len(want.PerStep) != len(res.Samples) {
+				t.Errorf("%s/%s: %d scored steps, want %d", sc.Name, branch, len(res.Samples), len(want.PerStep))
+			}
 			for j, v := range want.PerStep {
+				if j >= len(res.Samples) {
+					break
+				}
 				if res.Samples[j].StepVerdict != v {
 					t.Errorf("%s/%s: step %d %+v, want %+v", sc.Name, branch, j, res.Samples[j].StepVerdict, v)
 				}
@@ -305,8 +320,11 @@ func TestConformanceRounding(t *testing.T) {
 				Format2f string          `json:"format_2f"`
 			} `json:"scalars"`
 			Means []struct {
-				Values []float64       `json:"values"`
-				Round  json.RawMessage `json:"np_round_2"`
+				Values    []float64       `json:"values"`
+				Mean      *float64        `json:"np_mean"`
+				Round     json.RawMessage `json:"np_round_2"`
+				PyRound   json.RawMessage `json:"python_round_of_mean"`
+				SeqDivLen *float64        `json:"sequential_sum_div6"`
 			} `json:"six_value_means"`
 			Ordered []struct {
 				Values []float64       `json:"values_in_category_order"`
@@ -341,8 +359,19 @@ func TestConformanceRounding(t *testing.T) {
 		}
 		for _, m := range doc.Means {
 			n++
+			if m.Mean != nil && mean(m.Values) != *m.Mean {
+				t.Errorf("mean %v = %v, want %v", m.Values, mean(m.Values), *m.Mean)
+			}
+			if m.SeqDivLen != nil && mean(m.Values) != *m.SeqDivLen {
+				t.Errorf("sequential mean %v = %v, want %v", m.Values, mean(m.Values), *m.SeqDivLen)
+			}
 			if got := pyfmt.FloatRepr(NumpyRound2(mean(m.Values))); got != string(m.Round) {
 				t.Errorf("mean %v rounds to %s, want %s", m.Values, got, m.Round)
+			}
+			if len(m.PyRound) > 0 {
+				if got := pyfmt.FloatRepr(PyRound2(mean(m.Values))); got != string(m.PyRound) {
+					t.Errorf("round(mean %v, 2) = %s, want %s", m.Values, got, m.PyRound)
+				}
 			}
 		}
 		for _, m := range doc.Ordered {

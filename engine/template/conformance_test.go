@@ -144,8 +144,13 @@ func TestConformanceCases(t *testing.T) {
 				t.Fatal("expected/rc missing")
 			}
 			wantRC := strings.TrimSpace(string(rcText))
-			tmp := t.TempDir()
-			outFile := filepath.Join(tmp, "output.textproto")
+			// The expander runs in a copy of the case folder, as the original ran in the case
+			// folder: every path of argv is taken as written; only OUTFILE is replaced (by a file
+			// outside the copy, so the expected output is not overwritten).
+			work := t.TempDir()
+			conformance.CopyTree(t, dir, work)
+			t.Chdir(work)
+			outFile := filepath.Join(t.TempDir(), "output.textproto")
 			argv := make([]string, len(args.Argv))
 			for i, a := range args.Argv {
 				if a == "OUTFILE" {
@@ -157,13 +162,6 @@ func TestConformanceCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rel := func(p string) string {
-				if p == "" || filepath.IsAbs(p) {
-					return p
-				}
-				return filepath.Join(dir, p)
-			}
-			pa.Task, pa.TemplatePath = rel(pa.Task), rel(pa.TemplatePath)
 			var stdout bytes.Buffer
 			err = RunParse(pa, &stdout, nil)
 			if wantRC != "0" {
@@ -172,6 +170,14 @@ func TestConformanceCases(t *testing.T) {
 					t.Fatalf("succeeded, want failure %s", pyErr)
 				}
 				checkErrorCategory(t, name, err, string(pyErr))
+				if stdout.Len() != 0 {
+					t.Errorf("failed but printed %q", stdout.String())
+				}
+				if pa.Output != "" {
+					if _, err := os.Stat(pa.Output); err == nil {
+						t.Errorf("failed but wrote the output file %s", pa.Output)
+					}
+				}
 				t.Logf("fails as expected: %v", err)
 				return
 			}
@@ -236,55 +242,89 @@ func lineDiff(got, want string) string {
 	return ""
 }
 
+// confLines splits a generated conf into its lines; an empty file (a template without slots)
+// has none.
+func confLines(text string) []string {
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return []string{}
+	}
+	return strings.Split(text, "\n")
+}
+
 func TestConformanceInitConf(t *testing.T) {
 	n := 0
 	for _, argsFile := range conformance.Files(t, area, "init_conf/*/args.json") {
 		dir := filepath.Dir(argsFile)
-		var args struct {
-			Argv []string `json:"argv"`
-		}
-		readJSONFile(t, argsFile, &args)
-		if len(args.Argv) != 3 {
-			t.Fatalf("%s: argv %q", argsFile, args.Argv)
-		}
-		tmp := t.TempDir()
-		out, err := RunInit([]string{filepath.Join(dir, args.Argv[0]), args.Argv[1], tmp}, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", dir, err)
-		}
-		expFile := filepath.Join(dir, args.Argv[2], filepath.Base(out))
-		want, err := os.ReadFile(expFile)
-		if err != nil {
-			t.Fatalf("%s: expected file for %s: %v", dir, filepath.Base(out), err)
-		}
-		got, _ := os.ReadFile(out)
-		gotLines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
-		wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
-		var extra []string
-		for _, l := range gotLines {
-			if !slices.Contains(wantLines, l) {
-				extra = append(extra, l)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var args struct {
+				Argv []string `json:"argv"`
+				RC   *int     `json:"rc"`
 			}
-		}
-		for _, l := range wantLines {
-			if !slices.Contains(gotLines, l) {
-				t.Errorf("%s: missing line %q", dir, l)
+			readJSONFile(t, argsFile, &args)
+			if len(args.Argv) != 3 {
+				t.Fatalf("%s: argv %q", argsFile, args.Argv)
 			}
-		}
-		// the original-compatible pattern must find exactly the original's identifiers
-		tmpl, _ := os.ReadFile(filepath.Join(dir, args.Argv[0]))
-		var orig []string
-		for _, id := range InitConfOriginalIdentifiers(string(tmpl)) {
-			orig = append(orig, id+": "+InitConfValue)
-		}
-		sort.Strings(orig)
-		ws := slices.Clone(wantLines)
-		sort.Strings(ws)
-		if !slices.Equal(orig, ws) {
-			t.Errorf("%s: original-compatible identifiers %q, want %q", dir, orig, ws)
-		}
-		t.Logf("%s: %d lines as the original, extras (identifiers only in ' slots, a fixed defect): %q", filepath.Base(dir), len(wantLines), extra)
-		n++
+			wantRC := 0
+			if args.RC != nil {
+				wantRC = *args.RC
+			}
+			// Run in a copy of the case folder (paths as written); the output folder argv[2] is
+			// replaced by an empty folder outside it, and the expected file is always
+			// expected/<the output's name> of the case.
+			work := t.TempDir()
+			conformance.CopyTree(t, dir, work)
+			t.Chdir(work)
+			outDir := t.TempDir()
+			out, err := RunInit([]string{args.Argv[0], args.Argv[1], outDir}, nil)
+			if wantRC != 0 {
+				if err == nil {
+					t.Errorf("%s: wrote %s, want a failure (rc %d)", dir, out, wantRC)
+				}
+				if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
+					t.Errorf("%s: failed but wrote %d files", dir, len(entries))
+				}
+				n++
+				t.Logf("%s: fails as expected: %v", filepath.Base(dir), err)
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			expFile := filepath.Join(dir, "expected", filepath.Base(out))
+			want, err := os.ReadFile(expFile)
+			if err != nil {
+				t.Fatalf("%s: expected file for %s: %v", dir, filepath.Base(out), err)
+			}
+			got, _ := os.ReadFile(out)
+			gotLines := confLines(string(got))
+			wantLines := confLines(string(want))
+			var extra []string
+			for _, l := range gotLines {
+				if !slices.Contains(wantLines, l) {
+					extra = append(extra, l)
+				}
+			}
+			for _, l := range wantLines {
+				if !slices.Contains(gotLines, l) {
+					t.Errorf("%s: missing line %q", dir, l)
+				}
+			}
+			// the original-compatible pattern must find exactly the original's identifiers
+			tmpl, _ := os.ReadFile(args.Argv[0]) // from the copy of the case folder (the working folder)
+			orig := []string{}
+			for _, id := range InitConfOriginalIdentifiers(string(tmpl)) {
+				orig = append(orig, id+": "+InitConfValue)
+			}
+			sort.Strings(orig)
+			ws := slices.Clone(wantLines)
+			sort.Strings(ws)
+			if !slices.Equal(orig, ws) {
+				t.Errorf("%s: original-compatible identifiers %q, want %q", dir, orig, ws)
+			}
+			t.Logf("%s: %d lines as the original, extras (identifiers only in ' slots, a fixed defect): %q", filepath.Base(dir), len(wantLines), extra)
+			n++
+		})
 	}
 	conformance.Report(t, "init_conf", n)
 }
