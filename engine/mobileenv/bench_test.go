@@ -3,6 +3,7 @@ package mobileenv
 import (
 	"bytes"
 	"encoding/binary"
+	"image"
 	"io"
 	"math"
 	"os"
@@ -322,6 +323,38 @@ func BenchmarkExportFrames1080x2400(b *testing.B) {
 			reportFrameRates(b, n*b.N, processCPU()-cpu)
 		})
 	}
+}
+
+// BenchmarkEncodeFrames1080x2400 is the encode-only floor of BenchmarkExportFrames1080x2400:
+// the same 30 frames, drawn beforehand, encoded to JPEG in memory one after another on one
+// goroutine, in frames per CPU second (the export's rate per CPU second is compared with it).
+func BenchmarkEncodeFrames1080x2400(b *testing.B) {
+	const n = 30
+	p, err := ReadFirst(largeFrames(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	trajs, _ := p.Value.(*Dict).Get("trajectories")
+	traj := trajs.(*List).Items[0].(*List)
+	var imgs []*image.RGBA
+	for j := 1; j < len(traj.Items); j++ {
+		img, _, err := RenderFrame("demo_task", traj.Items[j].(*Dict), FrameOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		imgs = append(imgs, img)
+	}
+	var buf bytes.Buffer
+	cpu := processCPU()
+	for b.Loop() {
+		for _, img := range imgs {
+			buf.Reset()
+			if err := encodeJPEG(&buf, img, 75); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportFrameRates(b, len(imgs)*b.N, processCPU()-cpu)
 }
 
 // BenchmarkEncodeJPEG1080x2800 is the JPEG encoding of one phone-sized frame alone (the

@@ -128,10 +128,44 @@ func blendPixel(img *image.RGBA, x, y int, c color.RGBA, a uint8) {
 }
 
 func fillRect(img *image.RGBA, b Box, c color.RGBA) {
+	if c.A == 0 {
+		return
+	}
+	t := newBlendTable(c, c.A)
 	for y := b[1]; y <= b[3]; y++ {
-		for x := b[0]; x <= b[2]; x++ {
-			blendPixel(img, x, y, c, c.A)
-		}
+		t.span(img, b[0], b[2], y)
+	}
+}
+
+// blendTable blends one colour at one alpha: per channel, the result for every destination
+// value (the same arithmetic as blend, looked up instead of computed per pixel).
+type blendTable struct{ r, g, b [256]uint8 }
+
+func newBlendTable(c color.RGBA, a uint8) *blendTable {
+	t := &blendTable{}
+	for v := 0; v < 256; v++ {
+		t.r[v] = blend(uint8(v), c.R, a)
+		t.g[v] = blend(uint8(v), c.G, a)
+		t.b[v] = blend(uint8(v), c.B, a)
+	}
+	return t
+}
+
+// span blends pixels x0..x1 (inclusive) of row y, clipped to the image.
+func (t *blendTable) span(img *image.RGBA, x0, x1, y int) {
+	r := img.Rect
+	if y < r.Min.Y || y >= r.Max.Y {
+		return
+	}
+	x0, x1 = max(x0, r.Min.X), min(x1, r.Max.X-1)
+	if x0 > x1 {
+		return
+	}
+	o := img.PixOffset(x0, y)
+	row := img.Pix[o : o+4*(x1-x0+1)]
+	for i := 0; i+3 < len(row); i += 4 {
+		p := row[i : i+3 : i+3]
+		p[0], p[1], p[2] = t.r[p[0]], t.g[p[1]], t.b[p[2]]
 	}
 }
 
@@ -177,11 +211,11 @@ func fillEllipse(img *image.RGBA, b Box, c color.RGBA) {
 		}
 		cx, cy = nx, ny
 	}
-	hline := func(xa, y, xb int) {
-		for x := xa; x <= xb; x++ {
-			blendPixel(img, x, y, c, c.A)
-		}
+	if c.A == 0 {
+		return
 	}
+	t := newBlendTable(c, c.A)
+	hline := func(xa, y, xb int) { t.span(img, xa, xb, y) }
 	for _, y := range order {
 		r := rows[y]
 		left := x0 + (a-r)/2
