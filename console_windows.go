@@ -23,10 +23,16 @@ func init() {
 		h, err := windows.GetStdHandle(std)
 		return err == nil && h != 0 && h != windows.InvalidHandle
 	}
-	hasConsole := windows.GetConsoleWindow() != 0
+	kernel32 := windows.NewLazySystemDLL("kernel32.dll")
+	win, _, _ := kernel32.NewProc("GetConsoleWindow").Call()
+	hasConsole := win != 0
 	attach, in, out, errs := app.ConsoleStreams(len(os.Args)-1, hasConsole,
 		valid(windows.STD_INPUT_HANDLE), valid(windows.STD_OUTPUT_HANDLE), valid(windows.STD_ERROR_HANDLE))
-	if !attach || windows.AttachConsole(windows.ATTACH_PARENT_PROCESS) != nil {
+	if !attach {
+		return
+	}
+	const attachParentProcess = ^uintptr(0) // ATTACH_PARENT_PROCESS, (DWORD)-1
+	if ok, _, _ := kernel32.NewProc("AttachConsole").Call(attachParentProcess & 0xFFFFFFFF); ok == 0 {
 		return // no parent console (started from Explorer with arguments): nothing to show output in
 	}
 	open := func(name string, access uint32, std uint32, f **os.File) {

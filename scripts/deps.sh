@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu system packages Agentdesk needs, and nothing when they are present.
-# Usage: scripts/deps.sh build|test|package|windows|go ...
+# Usage: scripts/deps.sh build|test|package|windows|wine|wheel|go ...
 # Runs apt-get through sudo when not root. Safe to run repeatedly.
 set -euo pipefail
 
@@ -14,7 +14,10 @@ build_pkgs=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
 test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy-microhei openbox wmctrl x11-apps imagemagick
   chromium python3-pytest)
 package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
-windows_pkgs=(gcc-mingw-w64-x86-64-posix)
+# the Windows build (mingw, windres), its icon (imagemagick) and installer (nsis); running it
+# under wine with a virtual display for make test-windows
+windows_pkgs=(gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 nsis imagemagick python3)
+wine_pkgs=(wine wine64 xvfb xauth x11-apps imagemagick)
 # the Python package's wheel (make wheel) and its install check in a venv
 wheel_pkgs=(python3-setuptools python3-wheel python3-venv python3-pip python3-numpy)
 go_pkgs=(golang-go ca-certificates git)
@@ -26,9 +29,10 @@ for group in "$@"; do
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
     package) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${package_pkgs[@]}") ;;
     windows) want+=("${build_pkgs[@]}" "${windows_pkgs[@]}") ;;
+    wine) want+=("${wine_pkgs[@]}") ;;
     wheel) want+=("${wheel_pkgs[@]}") ;;
     go) want+=("${go_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build, test, package, windows, wheel, go)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown group '$group' (build, test, package, windows, wine, wheel, go)" >&2; exit 2 ;;
   esac
 done
 

@@ -67,7 +67,9 @@ func (f *File) Commit() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, f.target)
+		if err = os.Rename(tmp, f.target); err != nil {
+			err = replaceError(f.target, err)
+		}
 	}
 	if err != nil {
 		os.Remove(tmp)
