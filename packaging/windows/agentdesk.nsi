@@ -3,7 +3,8 @@
 ; Defines passed by build.sh: VERSION (x.y.z), VERSION4 (x.y.z.0), SRC (folder with
 ; agentdesk.exe, agentdesk.com, agentdesk.ico, NOTICES.txt), OUTFILE.
 
-Unicode true
+; A 64-bit installer for the 64-bit app (NSIS 3's amd64 stubs; also what wine64 runs).
+Target amd64-unicode
 SetCompressor /SOLID lzma
 RequestExecutionLevel user
 ManifestDPIAware true

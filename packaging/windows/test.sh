@@ -93,10 +93,9 @@ ok "pickle info: $n files, the same output"
 
 n=0
 for c in testdata/conformance/templates/cases/*/; do
-  args=$(/usr/bin/python3 -c 'import json,sys; a=json.load(open(sys.argv[1]+"args.json"))["argv"]; print("\n".join(x for x in a if x != "OUTFILE"))' "$c") || continue
+  # the stdout form only (a case whose argv has OUTFILE writes a file instead)
+  args=$(/usr/bin/python3 -c 'import json,sys; a=json.load(open(sys.argv[1]+"args.json"))["argv"]; sys.exit(3) if "OUTFILE" in a else print("\n".join(a))' "$c") || continue
   mapfile -t argv <<<"$args"
-  # only the stdout form (the -o cases write a file named OUTFILE)
-  grep -q OUTFILE "$c/args.json" && continue
   (cd "$c" && lin template parse "${argv[@]}") >"$tmp/linux.out" || true
   (cd "$c" && wcom template parse "${argv[@]}") >"$tmp/windows.out" || true
   same "template parse $c"
