@@ -166,6 +166,10 @@ type ResaveOptions struct {
 	// changes nothing. Without Merge an existing target with other content is an error reported
 	// before anything is written.
 	Merge bool
+	// Progress, when not nil, is told after each number of the range is looked at (its dump
+	// file read, or found missing): the numbers done so far and the range's size. It is
+	// called on Resave's goroutine.
+	Progress func(done, total int)
 }
 
 // ResaveResult lists what a resave produced.
@@ -244,6 +248,9 @@ func Resave(ctx context.Context, spec, outDir, defDir string, opts ResaveOptions
 		if idx%500 == 0 {
 			fmt.Fprintf(out, "\x1b[37m%d\x1b[0m=>\x1b[32m%d\x1b[0m=>\x1b[37m%d\x1b[0m\t%s\n", rs.Start, idx, rs.End, name)
 		}
+		if opts.Progress != nil {
+			opts.Progress(idx-rs.Start, rs.End-rs.Start+1)
+		}
 		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -316,6 +323,9 @@ func Resave(ctx context.Context, spec, outDir, defDir string, opts ResaveOptions
 			}
 		}
 	}
+	if opts.Progress != nil && rs.End >= rs.Start {
+		opts.Progress(rs.End-rs.Start+1, rs.End-rs.Start+1)
+	}
 	if opts.Compat {
 		return res, finishCompat(ctx, outDir, groups, &res)
 	}
@@ -371,6 +381,9 @@ func writeResaved(ctx context.Context, outDir string, groups []*resaveGroup, mer
 	}
 	var outs []output
 	for _, g := range groups {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		target := filepath.Join(outDir, g.def+".pkl")
 		removed, err := atomicfile.Clean(target)
 		res.Discarded = append(res.Discarded, removed...)

@@ -28,6 +28,11 @@ type VideoOptions struct {
 	Format string
 	// FFmpeg is the ffmpeg executable ("" looks it up on PATH).
 	FFmpeg string
+	// VideoProgress, when not nil, is told how many trajectory folders are made into videos
+	// (or skipped: one without frames gets none) and their number: before each, and once all
+	// are. It is called on Video's goroutine once the frames are drawn
+	// (VisualizeOptions.Progress reports those).
+	VideoProgress func(done, total int)
 }
 
 // Video exports the frames of every trajectory (Visualize) and turns each folder into a video
@@ -36,8 +41,12 @@ type VideoOptions struct {
 // without a shell, so paths with spaces work, and the '%' of the folder name is escaped for
 // ffmpeg's pattern), or <folder>.gif written natively when ffmpeg is not available. Trajectories
 // without frames (one record) get no video. It returns the video files.
+//
+// ctx stops it: while frames are drawn as VisualizeContext says; then before each video, and
+// an ffmpeg run it interrupts leaves no video file (a partial one is removed). The videos
+// returned are complete.
 func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([]string, error) {
-	folders, err := Visualize(pklPath, videoPath, opts.VisualizeOptions)
+	folders, err := VisualizeContext(ctx, pklPath, videoPath, opts.VisualizeOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +74,13 @@ func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([
 		ext = ".png"
 	}
 	var out []string
-	for _, folder := range folders {
+	for i, folder := range folders {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if opts.VideoProgress != nil {
+			opts.VideoProgress(i, len(folders))
+		}
 		switch format {
 		case "mp4":
 			if _, err := os.Stat(filepath.Join(folder, "1"+ext)); os.IsNotExist(err) {
@@ -75,12 +90,16 @@ func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([
 			pattern := filepath.Join(strings.ReplaceAll(folder, "%", "%%"), "%d"+ext)
 			cmd := exec.CommandContext(ctx, ff, "-y", "-loglevel", "error", "-framerate", fmt.Sprint(fps), "-i", pattern, "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", target)
 			if msg, err := cmd.CombinedOutput(); err != nil {
+				os.Remove(target) // what a failed or interrupted ffmpeg wrote is no video
+				if ctx.Err() != nil {
+					return out, ctx.Err()
+				}
 				return out, fmt.Errorf("ffmpeg for %s: %v: %s", folder, err, bytes.TrimSpace(msg))
 			}
 			out = append(out, target)
 		case "gif":
 			target := folder + ".gif"
-			if err := framesToGIF(folder, ext, fps, target); err != nil {
+			if err := framesToGIF(ctx, folder, ext, fps, target); err != nil {
 				return out, err
 			}
 			out = append(out, target)
@@ -88,14 +107,21 @@ func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([
 			return out, fmt.Errorf("unknown video format %q", format)
 		}
 	}
+	if opts.VideoProgress != nil && len(folders) > 0 {
+		opts.VideoProgress(len(folders), len(folders))
+	}
 	return out, nil
 }
 
-// framesToGIF writes <folder>/1<ext>, 2<ext>, ... as an animated GIF.
-func framesToGIF(folder, ext string, fps int, target string) error {
+// framesToGIF writes <folder>/1<ext>, 2<ext>, ... as an animated GIF (whole or not at all:
+// ctx stops it between frames, before anything is written).
+func framesToGIF(ctx context.Context, folder, ext string, fps int, target string) error {
 	g := &gif.GIF{}
 	delay := 100 / fps
 	for j := 1; ; j++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		f, err := os.Open(filepath.Join(folder, fmt.Sprintf("%d%s", j, ext)))
 		if os.IsNotExist(err) {
 			break

@@ -1,6 +1,7 @@
 package mobileenv
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -510,6 +511,14 @@ type VisualizeOptions struct {
 	// Warn receives warnings (nil: discarded): observations the original would reject (not
 	// uint8 RGB) are converted, and said so once.
 	Warn io.Writer
+	// Data, when not nil, is the file's content, used instead of reading pklPath (which then
+	// only names it in messages): an editor exports the file as it shows it, unsaved edits
+	// included, and gets what the command line gives once they are saved.
+	Data []byte
+	// Progress, when not nil, is told after each frame is written: the frames written so far
+	// and the file's total (the records after the first of every trajectory). Calls come from
+	// the drawing goroutines one at a time, done growing by one each call; it must not block.
+	Progress func(done, total int)
 }
 
 // PillowObservationError is the error the original visualiser raises for an observation it
@@ -559,7 +568,21 @@ func FolderName(tid string, i, n, l int, safe bool) string {
 // existing folder is an error, FileExistsError in the original); record j ≥ 1 is saved as
 // <j>.jpg. It returns the folders in order.
 func Visualize(pklPath, videoPath string, opts VisualizeOptions) ([]string, error) {
-	p, err := ReadFirst(pklPath)
+	return VisualizeContext(context.Background(), pklPath, videoPath, opts)
+}
+
+// VisualizeContext is Visualize stopped by ctx: once ctx is done no further frame is started
+// (frames being written are finished), the folders of the trajectories not written completely
+// are removed again, and it returns the complete folders, in order, with ctx's error. So
+// every folder a cancelled export leaves holds all its trajectory's frames.
+func VisualizeContext(ctx context.Context, pklPath, videoPath string, opts VisualizeOptions) ([]string, error) {
+	var p Pickle
+	var err error
+	if opts.Data != nil {
+		p, _, err = decodeOne(pklPath, opts.Data, 0)
+	} else {
+		p, err = ReadFirst(pklPath)
+	}
 	if err != nil {
 		return nil, pyOSError(err)
 	}
@@ -582,7 +605,12 @@ func Visualize(pklPath, videoPath string, opts VisualizeOptions) ([]string, erro
 	if out == nil {
 		out = io.Discard
 	}
-	x := newFrameExport(tid, out, opts)
+	x := newFrameExportContext(ctx, tid, out, opts)
+	for _, t := range trajs.Items {
+		if traj, ok := t.(*List); ok {
+			x.total += max(len(traj.Items)-1, 0)
+		}
+	}
 	for i, t := range trajs.Items {
 		traj, ok := t.(*List)
 		if !ok {
@@ -590,6 +618,10 @@ func Visualize(pklPath, videoPath string, opts VisualizeOptions) ([]string, erro
 			break
 		}
 		if x.failed() {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			x.cancelled(err)
 			break
 		}
 		name := FolderName(tid, i, len(trajs.Items), len(traj.Items), opts.SafeNames)
@@ -618,11 +650,13 @@ func Visualize(pklPath, videoPath string, opts VisualizeOptions) ([]string, erro
 // the original's order, frames after it are not started, and folders made ahead for later
 // trajectories are removed again.
 type frameExport struct {
-	tid  string
-	out  io.Writer
-	opts VisualizeOptions
-	jobs chan frameJob
-	wg   sync.WaitGroup
+	ctx   context.Context
+	tid   string
+	out   io.Writer
+	opts  VisualizeOptions
+	jobs  chan frameJob
+	wg    sync.WaitGroup
+	total int // frames of the file, for opts.Progress
 
 	mu      sync.Mutex
 	folders []string // made, in order
@@ -634,6 +668,9 @@ type frameExport struct {
 	stopErr error // a trajectory could not be started (its folder, or not a list): why
 	stopAt  int   // that trajectory
 	warned  sync.Once
+	done    int // frames written
+	// cancelErr is ctx's error once a frame or trajectory was skipped because ctx was done
+	cancelErr error
 }
 
 // warnObservation says once that observations the original rejects are being converted.
@@ -660,11 +697,16 @@ type frameJob struct {
 }
 
 func newFrameExport(tid string, out io.Writer, opts VisualizeOptions) *frameExport {
+	return newFrameExportContext(context.Background(), tid, out, opts)
+}
+
+// newFrameExportContext is newFrameExport stopped by ctx (see VisualizeContext).
+func newFrameExportContext(ctx context.Context, tid string, out io.Writer, opts VisualizeOptions) *frameExport {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	if opts.Workers > 0 {
 		workers = opts.Workers
 	}
-	x := &frameExport{tid: tid, out: out, opts: opts, jobs: make(chan frameJob, 2*workers), failAt: [2]int{math.MaxInt, math.MaxInt}}
+	x := &frameExport{ctx: ctx, tid: tid, out: out, opts: opts, jobs: make(chan frameJob, 2*workers), failAt: [2]int{math.MaxInt, math.MaxInt}}
 	for w := 0; w < workers; w++ {
 		x.wg.Add(1)
 		go x.work()
@@ -698,7 +740,21 @@ func (x *frameExport) add(i int, folder string, traj *List) {
 		if !ok {
 			return
 		}
-		x.jobs <- frameJob{traj: i, rec: j, item: traj.Items[j], folder: folder}
+		select {
+		case x.jobs <- frameJob{traj: i, rec: j, item: traj.Items[j], folder: folder}:
+		case <-x.ctx.Done():
+			x.cancelled(x.ctx.Err())
+			return
+		}
+	}
+}
+
+// cancelled records that work was skipped because the context is done.
+func (x *frameExport) cancelled(err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.cancelErr == nil {
+		x.cancelErr = err
 	}
 }
 
@@ -725,6 +781,10 @@ func (x *frameExport) work() {
 		skip := !x.before(job.traj, job.rec)
 		x.mu.Unlock()
 		if skip {
+			continue
+		}
+		if err := x.ctx.Err(); err != nil {
+			x.cancelled(err)
 			continue
 		}
 		err := func() (err error) {
@@ -759,6 +819,10 @@ func (x *frameExport) work() {
 		} else {
 			x.left[job.traj]--
 			x.flush()
+			x.done++
+			if x.opts.Progress != nil {
+				x.opts.Progress(x.done, x.total)
+			}
 		}
 		x.mu.Unlock()
 	}
@@ -787,6 +851,20 @@ func (x *frameExport) finish() ([]string, error) {
 		}
 		x.folders = x.folders[:keep]
 		return x.folders, x.failErr
+	}
+	if x.cancelErr != nil {
+		// a cancelled export leaves only complete folders: one with some of its frames would
+		// pass for the whole trajectory
+		var kept []string
+		for t, f := range x.folders {
+			if x.left[t] == 0 {
+				kept = append(kept, f)
+			} else {
+				os.RemoveAll(f)
+			}
+		}
+		x.folders = kept
+		return kept, x.cancelErr
 	}
 	x.flush()
 	return x.folders, x.stopErr

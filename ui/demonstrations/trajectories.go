@@ -200,6 +200,10 @@ func (d *Workspace) refreshButtons() {
 	set("save", len(d.pending) > 0)
 	set("saveas", d.orig != nil && resaved)
 	set("import", has)
+	exporting := d.exportTask != nil
+	set("exportframes", has && !exporting)
+	set("exportvideo", has && !exporting)
+	set("resave", !exporting)
 }
 
 // selectOriginal selects the shown trajectory whose original index is traj.

@@ -50,9 +50,19 @@ type Workspace struct {
 	// cancelled job's result is dropped.
 	busy      *workspace.BusyBar
 	cancelled func() // what cancelling the work in progress undoes
-	options   []any
-	optsDir   string   // the folder options were read from (definitionsFolder when loaded)
-	labels    []string // instruction options as text
+	// exportTask is the export or resave running behind its progress dialog (nil: none)
+	exportTask *workspace.Task
+	// the last export and resave dialogs' fields, and how the last one ended (for tests)
+	exportForm  *exportForm
+	resaveForm  *resaveForm
+	lastOutcome *outcome
+	// onExportProgress, when set (tests), is told each progress report of an export, on the
+	// goroutine making it
+	onExportProgress func(frac float64, text string)
+
+	options []any
+	optsDir string   // the folder options were read from (definitionsFolder when loaded)
+	labels  []string // instruction options as text
 
 	// curTraj[i] is the original index of shown trajectory i; curRec[i][j] the original index
 	// of its record j.
@@ -118,6 +128,9 @@ func New(h workspace.Host, store Store) *Workspace {
 	save := btn("save", "Save", theme.DocumentSaveIcon(), func() { d.save(d.path) })
 	saveAs := btn("saveas", "Save as…", theme.DocumentSaveIcon(), d.saveAsDialog)
 	removeT := btn("remove", "Remove trajectory", theme.DeleteIcon(), func() { d.removeTrajectory() })
+	exportF := btn("exportframes", "Export frames…", theme.MediaPhotoIcon(), func() { d.exportDialog(false) })
+	exportV := btn("exportvideo", "Export video…", theme.MediaVideoIcon(), func() { d.exportDialog(true) })
+	resave := btn("resave", "Resave web dumps…", theme.StorageIcon(), d.resaveDialog)
 
 	d.rangeL = widget.NewLabel("")
 	markA := btn("mark", "Mark start", theme.MediaRecordIcon(), func() {
@@ -144,7 +157,7 @@ func New(h workspace.Host, store Store) *Workspace {
 		d.setStatus("Cancelled.")
 	}
 	top := container.NewVBox(
-		widgets.NewFlow(open, defs, importB, undo, redo, save, saveAs),
+		widgets.NewFlow(open, defs, importB, undo, redo, save, saveAs, exportF, exportV, resave),
 		d.fileLabel, d.busy.Content)
 	bold := func(s string) *widget.Label {
 		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -307,7 +320,8 @@ func (d *Workspace) DiscardWork() {
 }
 
 // Do implements workspace.Commands: Open, Save, Save as, and Undo and Redo of the edits (those
-// of a text field being typed in stay the field's).
+// of a text field being typed in stay the field's); and the workspace's own ExportFrames,
+// ExportVideo and ResaveDumps, which open their dialogs.
 func (d *Workspace) Do(c workspace.Command) bool {
 	if w := d.host.Window(); w != nil {
 		if f := w.Canvas().Focused(); (f == d.reward || f == d.modLabel) && (c == workspace.Undo || c == workspace.Redo) {
@@ -327,6 +341,14 @@ func (d *Workspace) Do(c workspace.Command) bool {
 		d.undo()
 	case workspace.Redo:
 		d.redoOne()
+	case ExportFrames, ExportVideo:
+		if d.cur != nil && !d.busy.Busy() {
+			d.exportDialog(c == ExportVideo)
+		}
+	case ResaveDumps:
+		if !d.busy.Busy() {
+			d.resaveDialog()
+		}
 	default:
 		return false
 	}
@@ -336,5 +358,9 @@ func (d *Workspace) Do(c workspace.Command) bool {
 // Content implements workspace.Workspace.
 func (d *Workspace) Content() fyne.CanvasObject { return d.content }
 
-// Close implements workspace.Workspace: the work in progress is cancelled.
-func (d *Workspace) Close() { d.busy.Cancel() }
+// Close implements workspace.Workspace: the work in progress is cancelled; an export stops
+// as its Cancel button stops it (its dialog then says what it left).
+func (d *Workspace) Close() {
+	d.busy.Cancel()
+	d.exportTask.Stop()
+}
