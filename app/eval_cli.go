@@ -7,7 +7,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -22,7 +24,7 @@ import (
 // evalCommands is the eval group: local human-evaluation sessions.
 func evalCommands() *command {
 	return &command{name: "eval", summary: "local human-evaluation sessions", sub: []*command{
-		&command{name: "import", args: "DIR|FILE.toml",
+		&command{name: "import", args: "DIR|FILE.toml [conf=NAME] [key=value ...]",
 			summary: "import a ChatEvaluationPlatform project folder (or an Agentdesk project file) and print what was understood and ignored",
 			setup:   interspersed(evalImportSetup), raw: true},
 		&command{name: "create", args: "--data FILE.jsonl NAME",
@@ -64,16 +66,9 @@ func evalCommands() *command {
 			setup:   interspersed(evalBenchServeSetup), raw: true},
 		&command{name: "delete", args: "PROJECT", summary: "delete a project with its participants and answers",
 			setup: noFlags(evalDelete)},
-		&command{name: "open", summary: "open the Evaluation workspace in the app (the original's welcome.py)",
-			setup: noFlags(func(e *env, args []string) error {
-				if len(args) > 0 {
-					return usageErrorf("open takes no arguments")
-				}
-				if code := e.gui(GUIOptions{StorePath: e.storePath, Screen: screenEvaluation}); code != 0 {
-					return fmt.Errorf("the app exited with status %d", code)
-				}
-				return nil
-			})},
+		&command{name: "open", args: "[DIR [conf=NAME] [key=value ...]]",
+			summary: "open the Evaluation workspace in the app (the original's welcome.py), importing a project folder first when given",
+			setup:   interspersed(evalOpenSetup), raw: true},
 	}}
 }
 
@@ -150,47 +145,140 @@ func evalParticipant(ctx context.Context, st *store.Store, info ev.ProjectSummar
 	return ev.ParticipantSummary{}, fmt.Errorf("project %q has no participant %q", info.Name, name)
 }
 
-func evalImportSetup(fs *flag.FlagSet) runFunc {
-	config := fs.String("config", "", "the configuration to use when the folder has several (a `NAME` in hydra_configs/conf)")
-	name := fs.String("name", "", "the project's `NAME` (default: the configuration's task_name)")
-	noScreen := fs.Bool("no-screening", false, "do not screen participants even when the project has training dialogues")
-	return func(e *env, args []string) error {
-		if len(args) != 1 {
-			return usageErrorf("give one project folder or project file")
+// evalImportFlags are the options of eval import (and of eval open with a folder).
+type evalImportFlags struct {
+	config, name, personas, descriptions *string
+	noScreen                             *bool
+}
+
+func newEvalImportFlags(fs *flag.FlagSet) evalImportFlags {
+	return evalImportFlags{
+		config:       fs.String("config", "", "the configuration to use when the folder has several (a `NAME` in hydra_configs/conf; also conf=NAME)"),
+		name:         fs.String("name", "", "the project's `NAME` (default: the configuration's task_name)"),
+		noScreen:     fs.Bool("no-screening", false, "do not screen participants even when the project has training dialogues"),
+		personas:     fs.String("personas", "", "persona sets for include_persona, a `FILE` (one sentence per line, a blank line between sets, or JSON lists)"),
+		descriptions: fs.String("descriptions", "", "the participants' instructions of each type, the original's task_descriptions.jsx at `PATH` (default: found in the folder)"),
+	}
+}
+
+// splitOverrides separates hydra overrides (key=value, +key=value, ~key) from the other
+// arguments; an argument naming an existing file or folder is never an override.
+func splitOverrides(args []string) (rest, overrides []string) {
+	for _, a := range args {
+		if _, err := os.Stat(a); err != nil && ev.IsOverride(a) {
+			overrides = append(overrides, a)
+		} else {
+			rest = append(rest, a)
 		}
-		var p *ev.Project
-		var report string
-		var err error
-		if strings.HasSuffix(strings.ToLower(args[0]), ".toml") {
-			if p, err = ev.LoadProject(args[0]); err != nil {
+	}
+	return rest, overrides
+}
+
+// run imports the folder or project file args[0] with the hydra overrides, prints the
+// report and stores the project.
+func (f evalImportFlags) run(e *env, path string, overrides []string) (ev.ProjectSummary, error) {
+	var p *ev.Project
+	var report string
+	var err error
+	if strings.HasSuffix(strings.ToLower(path), ".toml") {
+		if len(overrides) > 0 {
+			return ev.ProjectSummary{}, usageErrorf("overrides (%s) apply to the original's hydra configurations, not to a project file", overrides[0])
+		}
+		if p, err = ev.LoadProject(path); err != nil {
+			return ev.ProjectSummary{}, err
+		}
+		if err := applyProjectExtras(p, *f.personas, *f.descriptions, e.stdout); err != nil {
+			return ev.ProjectSummary{}, err
+		}
+	} else {
+		var rep *ev.ImportReport
+		p, rep, err = ev.ImportOriginal(path, ev.ImportOptions{Config: *f.config, Personas: *f.personas,
+			Descriptions: *f.descriptions, Overrides: overrides})
+		var choice *ev.ConfigChoiceError
+		if errors.As(err, &choice) {
+			return ev.ProjectSummary{}, fmt.Errorf("%s has %d configurations: choose one with --config %s or conf=%s (nothing was imported)",
+				path, len(choice.Names), strings.Join(choice.Names, "|"), strings.Join(choice.Names, "|"))
+		}
+		if err != nil {
+			return ev.ProjectSummary{}, fmt.Errorf("%w (nothing was imported)", err)
+		}
+		report = rep.String()
+		fmt.Fprint(e.stdout, report)
+	}
+	if *f.noScreen {
+		p.Settings.UseScreening = false
+	}
+	n := cmp.Or(*f.name, p.Settings.TaskName, p.Name, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	src, _ := filepath.Abs(path)
+	info, err := e.saveEvalProject(n, "imported", src, p, report)
+	if err != nil {
+		return info, err
+	}
+	fmt.Fprintf(e.stdout, "imported project %q (id %d): %d units\n", info.Name, info.ID, info.Units)
+	return info, nil
+}
+
+func evalImportSetup(fs *flag.FlagSet) runFunc {
+	f := newEvalImportFlags(fs)
+	return func(e *env, args []string) error {
+		paths, overrides := splitOverrides(args)
+		if len(paths) != 1 {
+			return usageErrorf("give one project folder or project file (and hydra overrides as key=value)")
+		}
+		_, err := f.run(e, paths[0], overrides)
+		return err
+	}
+}
+
+// evalOpenSetup opens the Evaluation workspace; with a project folder (and hydra overrides,
+// as the original's `python welcome.py conf=NAME key=value`) it imports it first.
+func evalOpenSetup(fs *flag.FlagSet) runFunc {
+	f := newEvalImportFlags(fs)
+	return func(e *env, args []string) error {
+		paths, overrides := splitOverrides(args)
+		if len(paths) > 1 {
+			return usageErrorf("give at most one project folder (and hydra overrides as key=value)")
+		}
+		if len(paths) == 0 && (len(overrides) > 0 || *f.config != "" || *f.name != "") {
+			return usageErrorf("overrides and --config apply to a project folder: give it (eval open DIR conf=NAME key=value)")
+		}
+		if len(paths) == 1 {
+			if _, err := f.run(e, paths[0], overrides); err != nil {
 				return err
 			}
-		} else {
-			var rep *ev.ImportReport
-			p, rep, err = ev.ImportOriginal(args[0], ev.ImportOptions{Config: *config})
-			var choice *ev.ConfigChoiceError
-			if errors.As(err, &choice) {
-				return fmt.Errorf("%s has %d configurations: choose one with --config %s (nothing was imported)",
-					args[0], len(choice.Names), strings.Join(choice.Names, "|"))
-			}
-			if err != nil {
-				return fmt.Errorf("%w (nothing was imported)", err)
-			}
-			report = rep.String()
-			fmt.Fprint(e.stdout, report)
 		}
-		if *noScreen {
-			p.Settings.UseScreening = false
+		if code := e.gui(GUIOptions{StorePath: e.storePath, Screen: screenEvaluation}); code != 0 {
+			return fmt.Errorf("the app exited with status %d", code)
 		}
-		n := cmp.Or(*name, p.Settings.TaskName, p.Name, strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0])))
-		src, _ := filepath.Abs(args[0])
-		info, err := e.saveEvalProject(n, "imported", src, p, report)
+		return nil
+	}
+}
+
+// applyProjectExtras gives a project read from an Agentdesk project file the persona sets and
+// the task_descriptions.jsx instructions named on the command line.
+func applyProjectExtras(p *ev.Project, personas, descriptions string, out io.Writer) error {
+	if personas != "" {
+		data, err := os.ReadFile(personas)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "imported project %q (id %d): %d units\n", info.Name, info.ID, info.Units)
-		return nil
+		if p.Settings.Personas, err = ev.ParsePersonas(data); err != nil {
+			return fmt.Errorf("%s: %w", personas, err)
+		}
+		fmt.Fprintf(out, "%d persona sets from %s\n", len(p.Settings.Personas), personas)
 	}
+	if descriptions != "" {
+		d, err := ev.ReadTaskDescriptions(descriptions, p.Settings.CollectDialogue)
+		if err != nil {
+			return err
+		}
+		used, _, _ := ev.ApplyTaskDescriptions(p.Types, d, true)
+		fmt.Fprintf(out, "instructions of %d types from %s\n", len(used), descriptions)
+		for _, n := range d.Notes {
+			fmt.Fprintf(out, "  left out: %s\n", n)
+		}
+	}
+	return nil
 }
 
 // saveEvalProject stores a new project and reads back its summary.
@@ -275,7 +363,11 @@ func evalParticipants(e *env, args []string) error {
 	for _, w := range ws {
 		var qs []string
 		for k, v := range w.Qualifications {
-			qs = append(qs, fmt.Sprintf("%s=%d", k, v))
+			q := fmt.Sprintf("%s=%d", k, v)
+			if from := w.QualificationsFrom[k]; from != "" {
+				q += "(from " + from + ")"
+			}
+			qs = append(qs, q)
 		}
 		screening := w.Screening
 		if screening == "" {
@@ -306,7 +398,7 @@ func evalUnblock(e *env, args []string) error {
 	if err := st.RevokeEvalQualification(ctx, w.ID, block); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "lifted the block of %s\n", w.Name)
+	fmt.Fprintf(e.stdout, "lifted the block of %s (%s, in every project that uses the name)\n", w.Name, block)
 	return nil
 }
 

@@ -259,7 +259,10 @@ func (r reader) evalParticipants(ctx context.Context, projectID, only int64) ([]
 }
 
 // evalParticipantQualifications fills the qualifications of the participants ps (as
-// evalParticipants selected them) in one query.
+// evalParticipants selected them) in one query. Qualifications are shared by name across
+// projects, as the original's (Mephisto's) are global: a participant holds every qualification
+// granted to a participant of the same name in any project, the latest grant winning. (The
+// join on the name has no index of its own: SQLite builds a transient one per query.)
 func (r reader) evalParticipantQualifications(ctx context.Context, projectID, only int64, ps []ev.ParticipantSummary) error {
 	if len(ps) == 0 {
 		return nil
@@ -268,30 +271,48 @@ func (r reader) evalParticipantQualifications(ctx context.Context, projectID, on
 	for i, p := range ps {
 		at[p.ID] = i
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT q.participant_id, q.name, q.value FROM eval_qualifications q
-		JOIN eval_participants w ON w.id = q.participant_id
-		WHERE w.project_id = ? AND (? = 0 OR w.id = ?)`, projectID, only, only)
+	rows, err := r.q.QueryContext(ctx, `SELECT me.id, q.name, q.value, other.project_id, pr.name
+		FROM eval_participants me
+		JOIN eval_participants other ON other.name = me.name
+		JOIN eval_qualifications q ON q.participant_id = other.id
+		JOIN eval_projects pr ON pr.id = other.project_id
+		WHERE me.project_id = ? AND (? = 0 OR me.id = ?)
+		ORDER BY q.granted_at, other.id`, projectID, only, only)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id int64
-		var n string
+		var id, from int64
+		var n, fromName string
 		var v int
-		if err := rows.Scan(&id, &n, &v); err != nil {
+		if err := rows.Scan(&id, &n, &v, &from, &fromName); err != nil {
 			return err
 		}
-		if i, ok := at[id]; ok {
-			ps[i].Qualifications[n] = v
+		i, ok := at[id]
+		if !ok {
+			continue
+		}
+		ps[i].Qualifications[n] = v
+		if from == projectID {
+			delete(ps[i].QualificationsFrom, n)
+		} else {
+			if ps[i].QualificationsFrom == nil {
+				ps[i].QualificationsFrom = map[string]string{}
+			}
+			ps[i].QualificationsFrom[n] = fromName
 		}
 	}
 	return rows.Err()
 }
 
-// EvalQualifications returns a participant's qualifications.
+// EvalQualifications returns a participant's qualifications: theirs and, shared by name,
+// those of the participants of the same name in other projects (the latest grant wins).
 func (r reader) EvalQualifications(ctx context.Context, participantID int64) (map[string]int, error) {
-	rows, err := r.q.QueryContext(ctx, `SELECT name, value FROM eval_qualifications WHERE participant_id = ?`, participantID)
+	rows, err := r.q.QueryContext(ctx, `SELECT q.name, q.value FROM eval_participants me
+		JOIN eval_participants other ON other.name = me.name
+		JOIN eval_qualifications q ON q.participant_id = other.id
+		WHERE me.id = ? ORDER BY q.granted_at, other.id`, participantID)
 	if err != nil {
 		return nil, err
 	}
@@ -317,9 +338,12 @@ func (s *Store) SetEvalQualification(ctx context.Context, participantID int64, n
 	return err
 }
 
-// RevokeEvalQualification removes a qualification.
+// RevokeEvalQualification removes a qualification from the participant and, since
+// qualifications are shared by name, from the participants of the same name in every project.
 func (s *Store) RevokeEvalQualification(ctx context.Context, participantID int64, name string) error {
-	_, err := s.exec(ctx, `DELETE FROM eval_qualifications WHERE participant_id = ? AND name = ?`, participantID, name)
+	_, err := s.exec(ctx, `DELETE FROM eval_qualifications WHERE name = ? AND participant_id IN
+		(SELECT other.id FROM eval_participants me JOIN eval_participants other ON other.name = me.name WHERE me.id = ?)`,
+		name, participantID)
 	return err
 }
 

@@ -28,9 +28,34 @@ type BotMessage struct {
 // the participant's) and, for bots given one, a persona.
 type BotRequest struct {
 	// Model is the model key of the bot in the project.
-	Model   string       `json:"model"`
+	Model string `json:"model"`
+	// Persona is the bot's persona as ParlAI's "your persona: <sentence>" lines (PersonaFor),
+	// nil when it gets none.
 	Persona []string     `json:"persona,omitempty"`
 	History []BotMessage `json:"history"`
+}
+
+// Observations is the history as the bot observes it, the way the original's ParlAI agents
+// did (spec §13.4 step 4): the persona lines are observed privately before the opening "Hi!"
+// and ParlAI's history joins observations with newlines, so the first message's text becomes
+//
+//	your persona: <sentence 1>
+//	your persona: <sentence 2>
+//	Hi!
+//
+// Without a persona the history is returned as it is. Exec and http bots are sent this.
+func (r BotRequest) Observations() []BotMessage {
+	if len(r.Persona) == 0 {
+		return r.History
+	}
+	persona := strings.Join(r.Persona, "\n")
+	out := make([]BotMessage, 0, len(r.History)+1)
+	if len(r.History) == 0 || r.History[0].Role != "user" {
+		out = append(out, BotMessage{Role: "user", Text: persona})
+		return append(out, r.History...)
+	}
+	out = append(out, BotMessage{Role: "user", Text: persona + "\n" + r.History[0].Text})
+	return append(out, r.History[1:]...)
 }
 
 // Bot produces the next reply of a conversation. Calls honour ctx (cancel, deadline); a bot
@@ -39,6 +64,12 @@ type BotRequest struct {
 type Bot interface {
 	Reply(ctx context.Context, req BotRequest) (string, error)
 }
+
+// BotFunc is a function used as a Bot (scripted bots, tests).
+type BotFunc func(ctx context.Context, req BotRequest) (string, error)
+
+// Reply implements Bot.
+func (f BotFunc) Reply(ctx context.Context, req BotRequest) (string, error) { return f(ctx, req) }
 
 // BotErrorKind classifies a bot failure for the UI.
 type BotErrorKind string
@@ -120,10 +151,14 @@ func (s BotSpec) timeout() time.Duration {
 // Exec bots speak JSON lines over the standard streams of a program the app starts once and
 // keeps running. For every reply the app writes one line to the program's standard input,
 //
-//	{"model": "<model key>", "persona": ["…"], "history": [{"role": "user", "text": "Hi!"}, {"role": "bot", "text": "…"}, …]}
+//	{"model": "<model key>", "persona": ["your persona: …"], "history": [{"role": "user", "text": "Hi!"}, {"role": "bot", "text": "…"}, …]}
 //
-// (persona only when the bot gets one; the last history message is the participant's), and
-// reads one line from its standard output:
+// (the last history message is the participant's). A bot given a persona (include_persona,
+// a model key containing "blender") gets the "your persona: …" lines in persona, and the first
+// history message carries them too, as ParlAI's first observation did: its text is the lines
+// and then "Hi!", joined by newlines (BotRequest.Observations); a program that keeps personas
+// apart reads persona and drops the lines ahead of "Hi!". The app then reads one line from the
+// program's standard output:
 //
 //	{"text": "<the reply>"}      or      {"error": "<what went wrong>"}
 //
@@ -135,7 +170,8 @@ func (s BotSpec) timeout() time.Duration {
 // program.
 //
 // HTTP bots post to an OpenAI-compatible chat-completions endpoint: {"model", "messages"
-// (the system prompt, then the history as user/assistant messages), "temperature"}, with a
+// (the system prompt, then the history as user/assistant messages, the persona lines opening
+// the first user message as above), "temperature"}, with a
 // bearer token from the environment variable api_key_env when set, and take
 // choices[0].message.content.
 func NewBot(name string, spec BotSpec) (Bot, error) {
@@ -296,7 +332,9 @@ func (b *execBot) Reply(ctx context.Context, req BotRequest) (string, error) {
 			return "", &BotError{Bot: b.name, Kind: BotUnavailable, Err: err}
 		}
 	}
-	line, err := json.Marshal(req)
+	sent := req
+	sent.History = req.Observations()
+	line, err := json.Marshal(sent)
 	if err != nil {
 		return "", &BotError{Bot: b.name, Kind: BotBadReply, Err: err}
 	}
@@ -357,14 +395,10 @@ func (b *httpBot) Reply(ctx context.Context, req BotRequest) (string, error) {
 		Content string `json:"content"`
 	}
 	var msgs []msg
-	system := b.spec.SystemPrompt
-	if len(req.Persona) > 0 {
-		system = strings.TrimSpace(system + "\nYour persona:\n" + strings.Join(req.Persona, "\n"))
-	}
-	if system != "" {
+	if system := b.spec.SystemPrompt; system != "" {
 		msgs = append(msgs, msg{"system", system})
 	}
-	for _, m := range req.History {
+	for _, m := range req.Observations() {
 		role := "user"
 		if m.Role == "bot" {
 			role = "assistant"

@@ -52,6 +52,10 @@ func runHelperBot(mode string) {
 		case "refuse":
 			fmt.Println(`{"error": "out of memory"}`)
 			continue
+		case "observe": // says what it observed: the first message and the persona field
+			out, _ := json.Marshal(map[string]string{"text": req.History[0].Text + "|" + strings.Join(req.Persona, ";")})
+			fmt.Println(string(out))
+			continue
 		}
 		last := req.History[len(req.History)-1]
 		out, _ := json.Marshal(map[string]string{"text": fmt.Sprintf("reply %d to %s (%d messages, model %s)", n, last.Text, len(req.History), req.Model)})

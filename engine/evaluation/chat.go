@@ -2,8 +2,10 @@ package evaluation
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -22,7 +24,9 @@ type ChatMessage struct {
 // Conversation is one conversation of a collection session with one bot.
 type Conversation struct {
 	// Model is the bot's model key.
-	Model    string        `json:"model"`
+	Model string `json:"model"`
+	// Persona is what the bot privately observed before the opening "Hi!": the session's
+	// persona as "your persona: <sentence>" lines (PersonaFor); nil when it observed none.
 	Persona  []string      `json:"persona,omitempty"`
 	Messages []ChatMessage `json:"messages"`
 	// Ended is set when the participant pressed END.
@@ -38,6 +42,11 @@ type Chat struct {
 	// Cap is num_turns: from this many messages on, the participant can only press END.
 	Cap           int             `json:"cap"`
 	Conversations []*Conversation `json:"conversations"`
+	// IncludePersona and Persona are the session's persona (include_persona and the drawn
+	// set of sentences, ChoosePersona): each conversation's bot observes it when PersonaFor
+	// says so. The original drew one context per session for all its bots.
+	IncludePersona bool     `json:"include_persona,omitempty"`
+	Persona        []string `json:"session_persona,omitempty"`
 	// Now returns the current time (time.Now when nil); tests set it.
 	Now func() time.Time `json:"-"`
 }
@@ -51,7 +60,14 @@ const CapMessage = "You have reached the maximum turns. Please submit your conve
 // NewChat starts a session on a condition (models already in the order to meet them, at least
 // one). The first conversation starts with the fake "Hi!"; call Reply to get the bot's opening.
 func NewChat(cond Condition, numTurns int) *Chat {
-	c := &Chat{Condition: cond, Cap: numTurns}
+	return NewChatWithPersona(cond, numTurns, false, nil)
+}
+
+// NewChatWithPersona is NewChat for a session with a persona (spec §13.4 step 4): with include
+// on, every bot whose model key contains "blender" observes the persona sentences as
+// "your persona: …" lines before the opening "Hi!" (see BotRequest.Observations).
+func NewChatWithPersona(cond Condition, numTurns int, include bool, persona []string) *Chat {
+	c := &Chat{Condition: cond, Cap: numTurns, IncludePersona: include, Persona: persona}
 	c.begin()
 	return c
 }
@@ -69,6 +85,7 @@ func (c *Chat) begin() {
 	if k < len(c.Condition.Models) {
 		conv.Model = c.Condition.Models[k]
 	}
+	conv.Persona = PersonaFor(conv.Model, c.IncludePersona, c.Persona)
 	conv.Messages = append(conv.Messages, ChatMessage{Text: FakeStart, AgentIdx: 0, FakeStart: true, Time: c.now()})
 	c.Conversations = append(c.Conversations, conv)
 }
@@ -231,14 +248,112 @@ func OnlineAnswered(t *AnnotationType, entry TurnAnswers) bool {
 }
 
 // PersonaFor returns the persona lines given to a bot: only with include_persona and a model
-// key containing "blender", as in the original; each line prefixed "your persona: ".
+// key containing "blender", as in the original; each sentence trimmed and prefixed
+// "your persona: " (ParlAI's persona lines). Empty sentences are left out; nil when the bot
+// gets none.
 func PersonaFor(model string, include bool, lines []string) []string {
 	if !include || !strings.Contains(model, "blender") {
 		return nil
 	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = "your persona: " + l
+	var out []string
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, "your persona: "+l)
+		}
 	}
 	return out
+}
+
+// ChoosePersona draws the persona of a collection session from the project's persona sets
+// (uniformly, with the session's random source): nil without include_persona or without
+// sets. The original drew a blended_skill_talk context per session the same way.
+func ChoosePersona(s Settings, rng interface{ IntN(int) int }) []string {
+	if !s.IncludePersona {
+		return nil
+	}
+	var sets [][]string
+	for _, set := range s.Personas {
+		if len(set) > 0 {
+			sets = append(sets, set)
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	return slices.Clone(sets[rng.IntN(len(sets))])
+}
+
+// ParsePersonas reads persona sets from text: a JSON list of lists of sentences
+// ([["i like cats.", "i am a nurse."], …]), JSON lines of such lists, or plain text with one
+// sentence per line and a blank line between sets ("your persona: " prefixes, as ParlAI
+// writes them, are removed). An error says what is wrong.
+func ParsePersonas(data []byte) ([][]string, error) {
+	text := strings.TrimSpace(strings.TrimPrefix(string(data), "\ufeff"))
+	if text == "" {
+		return nil, nil
+	}
+	clean := func(sets [][]string) [][]string {
+		var out [][]string
+		for _, set := range sets {
+			var lines []string
+			for _, l := range set {
+				l = strings.TrimSpace(l)
+				if low := strings.ToLower(l); strings.HasPrefix(low, "your persona:") {
+					l = strings.TrimSpace(l[len("your persona:"):])
+				}
+				if l != "" {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) > 0 {
+				out = append(out, lines)
+			}
+		}
+		return out
+	}
+	if strings.HasPrefix(text, "[") {
+		var sets [][]string
+		if err := json.Unmarshal([]byte(text), &sets); err == nil {
+			return clean(sets), nil
+		}
+		// JSON lines: one list per line
+		var all [][]string
+		for i, line := range strings.Split(text, "\n") {
+			if line = strings.TrimSpace(line); line == "" {
+				continue
+			}
+			var set []string
+			if err := json.Unmarshal([]byte(line), &set); err != nil {
+				return nil, fmt.Errorf("personas line %d: want a JSON list of sentences: %v", i+1, err)
+			}
+			all = append(all, set)
+		}
+		return clean(all), nil
+	}
+	var sets [][]string
+	var cur []string
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if strings.TrimSpace(line) == "" {
+			if len(cur) > 0 {
+				sets = append(sets, cur)
+			}
+			cur = nil
+			continue
+		}
+		cur = append(cur, line)
+	}
+	if len(cur) > 0 {
+		sets = append(sets, cur)
+	}
+	return clean(sets), nil
+}
+
+// FormatPersonas writes persona sets as ParsePersonas reads plain text: one sentence per line,
+// a blank line between sets.
+func FormatPersonas(sets [][]string) string {
+	parts := make([]string, 0, len(sets))
+	for _, set := range sets {
+		parts = append(parts, strings.Join(set, "\n"))
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -25,12 +25,15 @@
 //     screening, golds, collection).
 //   - [BotSpec]s for dialogue collection.
 //
-// A project comes from one of three places: [ImportOriginal] reads a ChatEvaluationPlatform
-// project folder as it is and returns an [ImportReport] saying precisely what was understood and
-// what was ignored; [LoadProject] reads the app's own TOML project file (written by
-// [SaveProject]); [CatalogueProject] builds one from the built-in ABC-Eval catalogue
-// ([Catalogue]) over the user's own dialogues. [ExportOriginal] writes a project back in the
-// original folder layout.
+// A project comes from one of four places: [ImportOriginal] reads a ChatEvaluationPlatform
+// project folder as it is (its Hydra configuration composed with its defaults lists and the
+// command line's [Override]s, the participants' instructions read from the original's
+// task_descriptions.jsx by [ReadTaskDescriptions] without running it) and returns an
+// [ImportReport] saying precisely what was understood and what was ignored; [LoadProject] reads
+// the app's own TOML project file (written by [SaveProject]); [CatalogueProject] builds one from
+// the built-in ABC-Eval catalogue ([Catalogue]) over the user's own dialogues; and
+// [CollectionChoice] makes a dialogue-collection project from bots and conditions.
+// [ExportOriginal] writes a project back in the original folder layout.
 //
 // # Answers
 //
@@ -51,7 +54,9 @@
 // types with a recorded seed; [TrainingFlow] walks a participant through screening (feedback,
 // correction, pass rule, block). [ParseConditions], [ChooseCondition], [OfflineGroups] and
 // [Chat] run dialogue collection with [Bot]s ([EchoBot], exec bots and OpenAI-compatible http
-// bots, see [NewBot] for the exec protocol); a failing bot returns a [*BotError] and the
+// bots, see [NewBot] for the exec protocol; with include_persona a session draws a persona,
+// [ChoosePersona], that blender bots observe ahead of the opening "Hi!", [BotRequest.Observations]);
+// a failing bot returns a [*BotError] and the
 // conversation stays as it was, so the reply can be retried. Bots holding a process implement
 // io.Closer ([CloseBot]).
 //

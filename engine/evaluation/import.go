@@ -22,6 +22,19 @@ type ImportOptions struct {
 	// none (conventional paths are used then). With several configurations one must be chosen
 	// (OriginalConfigs lists them).
 	Config string
+	// Personas is a file of persona sets for include_persona (ParsePersonas reads it): the
+	// original drew them from ParlAI's blended_skill_talk data, which the app does not have.
+	Personas string
+	// Descriptions is the original's task_descriptions.jsx to read the participants'
+	// instructions from; empty: it is looked for in the folder (FindTaskDescriptions).
+	Descriptions string
+	// Overrides are hydra command-line overrides applied to the composed configuration
+	// before the settings are read: key=value (a key of the configuration, e.g.
+	// mephisto.blueprint.num_turns=4; a bare blueprint or task parameter name is taken as
+	// that), +key=value (add), ++key=value (add or change), ~key (delete), group=option (an
+	// entry of the defaults list), and conf=NAME, which chooses the configuration as the
+	// original's `python welcome.py conf=NAME` did.
+	Overrides []string
 }
 
 // OriginalConfigs lists the configuration names (without .yaml) in a project folder's
@@ -87,22 +100,15 @@ type yamlConf struct {
 	taskDir   string
 	blueprint map[string]*yaml.Node
 	task      map[string]*yaml.Node
+	// origin is the file of each node of a composed configuration ("command line" for an
+	// override's value).
+	origin map[*yaml.Node]string
 }
 
-func readYAMLConf(path, rel, taskDir string, rep *ImportReport) (*yamlConf, error) {
-	data, err := limits.ReadFile(path, limits.Config)
-	if err != nil {
-		return nil, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &FileError{File: rel, Err: err}
-	}
-	c := &yamlConf{file: rel, blueprint: map[string]*yaml.Node{}, task: map[string]*yaml.Node{}, taskDir: taskDir}
-	if len(doc.Content) == 0 {
-		return nil, &FileError{File: rel, Err: fmt.Errorf("empty configuration")}
-	}
-	root := doc.Content[0]
+// newYAMLConf reads the parts the importer needs from a composed configuration (root, with
+// the file of each node in origin; rel is the primary configuration).
+func newYAMLConf(root *yaml.Node, origin map[*yaml.Node]string, rel, taskDir string, rep *ImportReport) (*yamlConf, error) {
+	c := &yamlConf{file: rel, blueprint: map[string]*yaml.Node{}, task: map[string]*yaml.Node{}, taskDir: taskDir, origin: origin}
 	if root.Kind != yaml.MappingNode {
 		return nil, &FileError{File: rel, Line: root.Line, Err: fmt.Errorf("a configuration is a mapping")}
 	}
@@ -139,7 +145,7 @@ func readYAMLConf(path, rel, taskDir string, rep *ImportReport) (*yamlConf, erro
 				}
 			}
 		case "defaults":
-			rep.add(Ignored, rel, "defaults", "hydra composition (blueprint, architect, provider)")
+			// composed already (hydra.go)
 		default:
 			rep.add(Ignored, rel, k.Value, "framework setting")
 		}
@@ -151,6 +157,12 @@ func (c *yamlConf) where(section, key string) string {
 	n := c.blueprint[key]
 	if section == "task" {
 		n = c.task[key]
+	}
+	switch from := c.origin[n]; {
+	case from == commandLine:
+		return fmt.Sprintf("mephisto.%s.%s (command line)", section, key)
+	case from != "" && from != c.file:
+		return fmt.Sprintf("mephisto.%s.%s (%s line %d)", section, key, from, n.Line)
 	}
 	return fmt.Sprintf("mephisto.%s.%s (line %d)", section, key, n.Line)
 }
@@ -237,6 +249,25 @@ func ImportOriginal(root string, opts ImportOptions) (*Project, *ImportReport, e
 	if err != nil {
 		return nil, nil, err
 	}
+	ovs, err := ParseOverrides(opts.Overrides)
+	if err != nil {
+		return nil, nil, err
+	}
+	var overrides []Override
+	conf := ""
+	for _, o := range ovs {
+		if o.Key == "conf" && o.Op == "" {
+			conf = strings.TrimSpace(o.Value)
+			continue
+		}
+		overrides = append(overrides, o)
+	}
+	if conf != "" {
+		if opts.Config != "" && opts.Config != conf && opts.Config != conf+".yaml" {
+			return nil, nil, fmt.Errorf("conf=%s and the configuration %q: choose one", conf, opts.Config)
+		}
+		opts.Config = conf
+	}
 	if st, err := os.Stat(root); err != nil {
 		return nil, nil, err
 	} else if !st.IsDir() {
@@ -253,7 +284,10 @@ func ImportOriginal(root string, opts ImportOptions) (*Project, *ImportReport, e
 			root = filepath.Dir(root)
 		}
 	}
-	im := &importer{root: root, rep: &ImportReport{Folder: root}, used: map[string]bool{}}
+	im := &importer{root: root, rep: &ImportReport{Folder: root}, used: map[string]bool{}, opts: opts, overrides: overrides}
+	if conf != "" {
+		im.rep.add(Understood, commandLine, "conf="+conf, "configuration chosen, as by the original's welcome.py conf=%s", conf)
+	}
 	p, err := im.run(opts)
 	if err != nil {
 		return nil, nil, err
@@ -262,10 +296,13 @@ func ImportOriginal(root string, opts ImportOptions) (*Project, *ImportReport, e
 }
 
 type importer struct {
-	root string
-	rep  *ImportReport
-	used map[string]bool // relative paths read
-	conf *yamlConf
+	opts      ImportOptions
+	overrides []Override
+	confPath  string
+	root      string
+	rep       *ImportReport
+	used      map[string]bool // relative paths read
+	conf      *yamlConf
 }
 
 func (im *importer) rel(path string) string {
@@ -313,9 +350,17 @@ func (im *importer) run(opts ImportOptions) (*Project, error) {
 		return nil, err
 	}
 	paths := map[string]string{}
+	im.confPath = confPath
+	if confPath == "" && len(im.overrides) > 0 {
+		return nil, fmt.Errorf("overrides (%s) need a hydra configuration, and the folder has none", im.overrides[0])
+	}
 	if confPath != "" {
 		im.rep.Config = im.rel(confPath)
-		if im.conf, err = readYAMLConf(confPath, im.rel(confPath), im.root, im.rep); err != nil {
+		root, origin, err := im.composeConfig(confPath, im.overrides)
+		if err != nil {
+			return nil, err
+		}
+		if im.conf, err = newYAMLConf(root, origin, im.rel(confPath), im.root, im.rep); err != nil {
 			return nil, err
 		}
 		im.used[im.rel(confPath)] = true
@@ -354,6 +399,9 @@ func (im *importer) run(opts ImportOptions) (*Project, error) {
 			im.rep.add(Understood, im.rel(typesPath), fmt.Sprintf("type %q", t.Name), "label_details shown as scale anchors (the original never showed them)")
 		}
 	}
+	if err := im.descriptions(p); err != nil {
+		return nil, err
+	}
 	if err := im.data(p, paths); err != nil {
 		return nil, err
 	}
@@ -364,6 +412,9 @@ func (im *importer) run(opts ImportOptions) (*Project, error) {
 		return nil, err
 	}
 	if err := im.bots(p, paths); err != nil {
+		return nil, err
+	}
+	if err := im.personas(p); err != nil {
 		return nil, err
 	}
 	if err := im.collection(p); err != nil {
@@ -822,7 +873,120 @@ func (im *importer) collection(p *Project) error {
 	if len(s.OfflineAnnotations) > s.NumBots {
 		im.rep.add(Warning, file, "do_interactive_offline_annotations", "%d lists for %d conversations: the extra lists are unused", len(s.OfflineAnnotations), s.NumBots)
 	}
+	im.personaReport(p, conds, file)
 	return nil
+}
+
+// descriptions reads the participants' instructions of each type from the original's
+// task_descriptions.jsx (given, or found in the folder) into the types' descriptions.
+func (im *importer) descriptions(p *Project) error {
+	path := im.opts.Descriptions
+	explicit := path != ""
+	if !explicit {
+		confDir := ""
+		if im.confPath != "" {
+			confDir = filepath.Dir(im.confPath)
+		}
+		if path = FindTaskDescriptions(im.root, confDir); path == "" {
+			return nil
+		}
+	} else if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	rel := im.rel(path)
+	d, err := ReadTaskDescriptions(path, p.Settings.CollectDialogue)
+	if err != nil {
+		if explicit {
+			return fmt.Errorf("task descriptions: %w", err)
+		}
+		im.rep.add(Warning, rel, "", "not read (%v): the types have no instructions", err)
+		return nil
+	}
+	for _, f := range d.Files {
+		im.used[im.rel(f)] = true
+	}
+	used, kept, unused := ApplyTaskDescriptions(p.Types, d, false)
+	who := "Alex and Sam"
+	if p.Settings.CollectDialogue {
+		who = "\"your partner\" and \"you\""
+	}
+	if len(used) == 0 {
+		im.rep.add(Warning, rel, "", "no entry for any type of the project (entries: %s)", strings.Join(d.Order, ", "))
+	} else {
+		im.rep.add(Understood, rel, "", "participant instructions of %s (%s), as plain text; speakers named %s",
+			plural(len(used), "type"), strings.Join(used, ", "), who)
+	}
+	if len(d.Help) > 0 {
+		im.rep.add(Understood, rel, "", "%s, shown by the help icons of the flow questions of the same text", plural(len(d.Help), "help section"))
+	}
+	if len(d.Files) > 1 {
+		var helpers []string
+		for _, f := range d.Files[1:] {
+			helpers = append(helpers, im.rel(f))
+		}
+		im.rep.add(Understood, rel, "", "followed the imports of %s: %s", plural(len(helpers), "helper file"), strings.Join(helpers, ", "))
+	}
+	if len(kept) > 0 {
+		im.rep.add(Understood, rel, "", "%s keep the description of the type file", strings.Join(kept, ", "))
+	}
+	if len(unused) > 0 {
+		im.rep.add(Ignored, rel, "", "entries for types the project does not have: %s", strings.Join(unused, ", "))
+	}
+	for i, n := range d.Notes {
+		if i == 10 {
+			im.rep.add(Warning, rel, "", "and %d more parts left out", len(d.Notes)-10)
+			break
+		}
+		im.rep.add(Warning, rel, "", "%s", n)
+	}
+	return nil
+}
+
+// personas reads the persona sets given with the import (ImportOptions.Personas).
+func (im *importer) personas(p *Project) error {
+	if im.opts.Personas == "" {
+		return nil
+	}
+	data, err := limits.ReadFile(im.opts.Personas, limits.ProjectFile)
+	if err != nil {
+		return fmt.Errorf("personas: %w", err)
+	}
+	sets, err := ParsePersonas(data)
+	if err != nil {
+		return &FileError{File: im.opts.Personas, Err: err}
+	}
+	p.Settings.Personas = sets
+	state := "drawn one per collection session"
+	if !p.Settings.IncludePersona || !p.Settings.CollectDialogue {
+		state = "kept (include_persona is off)"
+	}
+	im.rep.add(Understood, im.opts.Personas, "", "%s; %s", plural(len(sets), "persona set"), state)
+	return nil
+}
+
+// personaReport says what include_persona does in a collection project: which bots observe
+// a persona, from which sets, and that participants never see it (as in the original).
+func (im *importer) personaReport(p *Project, conds Conditions, file string) {
+	s := &p.Settings
+	if !s.IncludePersona {
+		return
+	}
+	var blender []string
+	for _, m := range conds.Models() {
+		if PersonaFor(m, true, []string{"x"}) != nil {
+			blender = append(blender, m)
+		}
+	}
+	switch {
+	case len(blender) == 0:
+		im.rep.add(Warning, file, "include_persona", "no model key contains \"blender\": no bot observes a persona (the original gave personas to blender bots only)")
+	case len(s.Personas) == 0:
+		im.rep.add(Warning, file, "include_persona", "the original drew each session's persona from ParlAI's blended_skill_talk test set, which the app does not have: "+
+			"%s observe no persona until the project has persona sets (the Project tab, or eval import --personas FILE)", strings.Join(blender, ", "))
+	default:
+		im.rep.add(Understood, file, "include_persona", "each session draws one of %s; %s observe it as \"your persona: …\" lines ahead of the opening \"Hi!\", "+
+			"as ParlAI did; participants do not see it (nor did they in the original)", plural(len(s.Personas), "persona set"), strings.Join(blender, ", "))
+	}
 }
 
 // unreferenced reports the files of task_config/ and hydra_configs/conf that were not read.

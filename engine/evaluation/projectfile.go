@@ -62,6 +62,7 @@ type tomlSettings struct {
 	MaxResponseSeconds        int        `toml:"message_seconds"`
 	IncludePersona            bool       `toml:"include_persona"`
 	ConversationStartMode     string     `toml:"start_mode,omitempty"`
+	Personas                  [][]string `toml:"personas,omitempty"`
 }
 
 type tomlType struct {
@@ -266,7 +267,7 @@ func MarshalProject(p *Project) ([]byte, error) {
 			MinGolds: s.MinGolds, MaxIncorrectGolds: s.MaxIncorrectGolds, AllowedGoldMistakes: s.AllowedGoldMistakes,
 			NumBots: s.NumBots, ConversationsNeeded: s.ConversationsNeeded, OnlineAnnotation: s.OnlineAnnotation,
 			OfflineAnnotations: s.OfflineAnnotations, NumTurns: s.NumTurns, MaxResponseSeconds: s.MaxResponseSeconds,
-			IncludePersona: s.IncludePersona, ConversationStartMode: s.ConversationStartMode},
+			IncludePersona: s.IncludePersona, ConversationStartMode: s.ConversationStartMode, Personas: s.Personas},
 		Bundles: bundlesToTOML(p.Bundles), Gold: bundlesToTOML(p.Gold)}
 	for _, t := range p.Types {
 		tt := tomlType{Name: t.Name, Title: t.Title, Display: string(t.Display), Indices: string(t.Indices),
@@ -332,7 +333,7 @@ func UnmarshalProject(data []byte, file string) (*Project, error) {
 			MinGolds: ts.MinGolds, MaxIncorrectGolds: ts.MaxIncorrectGolds, AllowedGoldMistakes: ts.AllowedGoldMistakes,
 			NumBots: ts.NumBots, ConversationsNeeded: ts.ConversationsNeeded, OnlineAnnotation: ts.OnlineAnnotation,
 			OfflineAnnotations: ts.OfflineAnnotations, NumTurns: ts.NumTurns, MaxResponseSeconds: ts.MaxResponseSeconds,
-			IncludePersona: ts.IncludePersona, ConversationStartMode: ts.ConversationStartMode}}
+			IncludePersona: ts.IncludePersona, ConversationStartMode: ts.ConversationStartMode, Personas: ts.Personas}}
 	if p.Units == nil {
 		p.Units = map[string]int{}
 	}

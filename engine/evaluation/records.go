@@ -94,7 +94,11 @@ type ParticipantSummary struct {
 	// units; screening and gold are reported through Qualifications and Screening).
 	Assigned, Done int
 	// Qualifications are named flags (the screening's passed and block qualifications, ...).
+	// They are shared by name across projects, as the original's: a participant of the same
+	// name holds them in every project (the latest grant wins).
 	Qualifications map[string]int
+	// QualificationsFrom names, for a qualification granted in another project, that project.
+	QualificationsFrom map[string]string
 	// Screening is the latest screening unit's status: "", "open", "passed" or "failed".
 	Screening string
 }

@@ -336,15 +336,11 @@ func FinalChatData(p *Project, a AttemptResult, names map[string]string) (json.R
 		}
 		annotations = b
 	}
+	// the original's "personas": the session's persona sentences (one context per session,
+	// drawn whenever include_persona was on, whichever bots observed it), else null
 	var personas json.RawMessage = json.RawMessage("null")
-	var plist [][]string
-	for _, conv := range c.Conversations {
-		if conv.Persona != nil {
-			plist = append(plist, conv.Persona)
-		}
-	}
-	if plist != nil {
-		personas = mustRaw(plist)
+	if c.IncludePersona && len(c.Persona) > 0 {
+		personas = mustRaw(c.Persona)
 	}
 	modelOpt := orderedJSON{}
 	for _, m := range models {

@@ -332,6 +332,11 @@ type Settings struct {
 	MaxResponseSeconds    int
 	IncludePersona        bool
 	ConversationStartMode string
+	// Personas are the persona sets a collection session draws from when IncludePersona is
+	// on (one set, a list of sentences, per session, shared by its bots). The original drew
+	// them from ParlAI's blended_skill_talk test set, which the app does not ship; the project
+	// lists its own.
+	Personas [][]string
 }
 
 // QualificationNames are the screening's passed and block qualifications: the configured

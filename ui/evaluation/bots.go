@@ -144,14 +144,9 @@ func (w *Workspace) saveBot(key string, spec ev.BotSpec) error {
 	}
 	p := w.open.edited()
 	p.Bots[key] = spec
-	config, err := ev.MarshalProject(p)
-	if err == nil {
-		err = w.store.SetEvalProjectConfig(w.ctx(), w.open.info.ID, string(config))
-	}
-	if err != nil {
+	if err := w.saveDefinition(p); err != nil {
 		return err
 	}
-	w.open.set(p)
 	if w.session != nil {
 		w.session.core.SetBot(key, nil) // the next reply starts the new definition
 	}

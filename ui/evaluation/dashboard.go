@@ -190,7 +190,11 @@ func (d *evalDashboard) peopleCell(id widget.TableCellID) string {
 	default:
 		var qs []string
 		for _, k := range slices.Sorted(maps.Keys(p.Qualifications)) {
-			qs = append(qs, fmt.Sprintf("%s=%d", k, p.Qualifications[k]))
+			q := fmt.Sprintf("%s=%d", k, p.Qualifications[k])
+			if from := p.QualificationsFrom[k]; from != "" {
+				q += " (from " + from + ")"
+			}
+			qs = append(qs, q)
 		}
 		return strings.Join(qs, ", ")
 	}
@@ -225,12 +229,21 @@ func (d *evalDashboard) screeningText(p ev.ParticipantSummary) string {
 		return "failed (block lifted)"
 	case p.Screening == "open":
 		return "in training"
+	case blocked && p.QualificationsFrom[d.blockName()] != "":
+		return "blocked in " + p.QualificationsFrom[d.blockName()]
 	case blocked:
 		return "blocked"
+	case p.Qualifications[d.passedName()] > 0 && p.QualificationsFrom[d.passedName()] != "":
+		return "passed in " + p.QualificationsFrom[d.passedName()]
 	case d.op.p.Settings.UseScreening && d.op.p.Training != nil:
 		return "not started"
 	}
 	return "not required"
+}
+
+func (d *evalDashboard) passedName() string {
+	passed, _ := d.op.p.Settings.QualificationNames(d.op.info.Name)
+	return passed
 }
 
 // participantActions offers the administrator's actions on a participant: lifting a block
@@ -243,7 +256,11 @@ func (d *evalDashboard) participantActions(p ev.ParticipantSummary) {
 	blocked := p.Qualifications[d.blockName()] > 0
 	text := fmt.Sprintf("%s has completed %s and holds %d in progress.", p.Name, widgets.Plural(p.Done, "unit"), p.Assigned)
 	if blocked {
-		text += " Blocked: the screening or the gold checks failed."
+		text += " Blocked: the screening or the gold checks failed"
+		if from := p.QualificationsFrom[d.blockName()]; from != "" {
+			text += " in project " + from + ", which shares the qualification " + d.blockName() + " (qualifications are shared by name, as in the original)"
+		}
+		text += ". Lifting the block lifts it in every project that uses the name."
 	}
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
@@ -261,7 +278,7 @@ func (d *evalDashboard) participantActions(p ev.ParticipantSummary) {
 			d.ws.showError(d.returnUnit(p))
 		}))
 	}
-	dlg = dialog.NewCustom(p.Name, "Close", container.NewGridWrap(fyne.NewSize(480, 180), box), d.ws.host.Window())
+	dlg = dialog.NewCustom(p.Name, "Close", container.NewGridWrap(fyne.NewSize(480, 220), container.NewVScroll(box)), d.ws.host.Window())
 	dlg.Show()
 }
 

@@ -42,6 +42,12 @@ type Workspace struct {
 	tabs    *container.AppTabs
 	// catalogueForm is the new-project form last shown.
 	catalogueForm *catalogueForm
+	// personaForm is the open project's persona editor (collection projects).
+	personaForm *personaForm
+	// descForm is the instructions editor last shown.
+	descForm *descForm
+	// collectionForm is the new collection project form last shown.
+	collectionForm *collectionForm
 	// serving is the study served to browsers (nil: none); serve the open project's Serve tab.
 	serving *serving
 	serve   *serveTab
@@ -168,10 +174,11 @@ func (w *Workspace) showProjects() {
 	importBtn := widget.NewButtonWithIcon("Import original project…", theme.FolderOpenIcon(), w.chooseImportFolder)
 	importBtn.Importance = widget.HighImportance
 	createBtn := widget.NewButtonWithIcon("New from the ABC-Eval catalogue…", theme.ContentAddIcon(), w.showCatalogueForm)
+	collectBtn := widget.NewButtonWithIcon("New dialogue collection…", theme.MailComposeIcon(), w.showCollectionForm)
 	w.sampleBtn = workspace.SampleButton(w.host)
 	w.sampleBtn.Importance = widget.MediumImportance
 	w.sampleBtn.Hide() // offered while there is no project
-	top := container.NewVBox(widgets.NewFlow(importBtn, createBtn, w.sampleBtn), w.status)
+	top := container.NewVBox(widgets.NewFlow(importBtn, createBtn, collectBtn, w.sampleBtn), w.status)
 	w.setBody(container.NewBorder(top, nil, nil, nil, w.list))
 	w.reloadProjects()
 }
@@ -193,7 +200,7 @@ func (w *Workspace) reloadProjects() {
 	}
 	w.projects = ps
 	if len(ps) == 0 {
-		w.status.SetText("No evaluation projects yet. Import a ChatEvaluationPlatform project folder, create one from the built-in ABC-Eval catalogue over your own dialogues, or load the sample data to try one.")
+		w.status.SetText("No evaluation projects yet. Import a ChatEvaluationPlatform project folder, create one from the built-in ABC-Eval catalogue over your own dialogues, make a dialogue collection with your bots, or load the sample data to try one.")
 		w.sampleBtn.Show()
 	} else {
 		w.status.SetText("")
@@ -427,11 +434,6 @@ func (w *Workspace) projectTab() fyne.CanvasObject {
 	op := w.open
 	summary := widget.NewLabel(projectSummary(op.p))
 	summary.Wrapping = fyne.TextWrapWord
-	var types strings.Builder
-	for _, t := range op.p.Types {
-		fmt.Fprintf(&types, "%s — %s, turns: %s\n", t.Name, t.Display, t.Indices)
-	}
-	typesL := widget.NewLabel(types.String())
 	rep := widget.NewLabel(op.info.Report)
 	rep.TextStyle.Monospace = true
 	rep.Wrapping = fyne.TextWrapWord
@@ -453,8 +455,9 @@ func (w *Workspace) projectTab() fyne.CanvasObject {
 	items := []fyne.CanvasObject{summary}
 	if op.p.Settings.CollectDialogue {
 		items = append(items, widget.NewLabelWithStyle("Bots", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), w.botsEditor())
+		items = append(items, widget.NewLabelWithStyle("Personas", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), w.personaEditor())
 	}
-	items = append(items, widget.NewLabelWithStyle("Annotation types", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), typesL)
+	items = append(items, widget.NewLabelWithStyle("Annotation types and their instructions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), w.typesEditor())
 	if op.info.Report != "" {
 		acc := widget.NewAccordion(widget.NewAccordionItem("Import report: what was understood and what was ignored", rep))
 		items = append(items, acc)

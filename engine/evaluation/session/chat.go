@@ -76,7 +76,9 @@ func (s *Session) startChat(ctx context.Context) error {
 			s.showMessage("", err.Error(), false)
 			return nil
 		}
-		c.chat = ev.NewChat(cond, max(st.NumTurns, 2))
+		// the session's persona (include_persona): drawn once, observed by its "blender" bots
+		prng := rand.New(rand.NewPCG(uint64(st.RandomSeed), uint64(s.unit.ID)^personaStream))
+		c.chat = ev.NewChatWithPersona(cond, max(st.NumTurns, 2), st.IncludePersona, ev.ChoosePersona(st, prng))
 	}
 	c.chat.Now = s.Now
 	s.chat = c
@@ -88,6 +90,9 @@ func (s *Session) startChat(ctx context.Context) error {
 	}
 	return c.show(ctx)
 }
+
+// personaStream separates the persona draw from the condition draw of the same unit.
+const personaStream = 0x9e3779b97f4a7c15
 
 // chooseCondition picks the condition of a new session (spec §13.4) and shuffles its bots.
 func (s *Session) chooseCondition(ctx context.Context) (ev.Condition, error) {
