@@ -357,6 +357,38 @@ func BenchmarkEncodeFrames1080x2400(b *testing.B) {
 	reportFrameRates(b, len(imgs)*b.N, processCPU()-cpu)
 }
 
+// BenchmarkEncodeBands1080x2400 is the export's own encoding of the same 30 frames (the
+// screen rows straight from the observation, the marked band and the description drawn
+// beforehand), in memory, for comparison with BenchmarkEncodeFrames1080x2400.
+func BenchmarkEncodeBands1080x2400(b *testing.B) {
+	const n = 30
+	p, err := ReadFirst(largeFrames(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	trajs, _ := p.Value.(*Dict).Get("trajectories")
+	traj := trajs.(*List).Items[0].(*List)
+	var frames []*frameBands
+	for j := 1; j < len(traj.Items); j++ {
+		f, ok := renderFrameBands("demo_task", traj.Items[j].(*Dict), FrameOptions{}, nil, nil)
+		if !ok {
+			b.Fatal("no bands")
+		}
+		frames = append(frames, f)
+	}
+	var buf bytes.Buffer
+	cpu := processCPU()
+	for b.Loop() {
+		for _, f := range frames {
+			buf.Reset()
+			if err := encodeFrameBands(&buf, f, 75); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportFrameRates(b, len(frames)*b.N, processCPU()-cpu)
+}
+
 // BenchmarkEncodeJPEG1080x2800 is the JPEG encoding of one phone-sized frame alone (the
 // export's floor: Pillow pays the same libjpeg-turbo call).
 func BenchmarkEncodeJPEG1080x2800(b *testing.B) {

@@ -4,6 +4,7 @@ package mobileenv
 
 /*
 #cgo pkg-config: libjpeg
+#cgo CFLAGS: -O3
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,21 +100,27 @@ static int me_jpeg_bands(const unsigned char *obs, int w, int h,
 	jpeg_set_defaults(&c);
 	jpeg_set_quality(&c, quality, TRUE);
 	jpeg_start_compress(&c, TRUE);
+	JSAMPROW rows[16];
 	while (c.next_scanline < c.image_height) {
 		int y = c.next_scanline;
-		const unsigned char *src = NULL;
-		JSAMPROW r;
 		if (y < h && (y < band_y0 || y >= band_y1)) {
-			r = (JSAMPROW)(obs + (size_t)y * w * 3);
-		} else {
-			src = y < h ? band + (size_t)(y - band_y0) * band_stride : desc + (size_t)(y - h) * desc_stride;
-			for (int x = 0; x < w; x++) {
-				row[3 * x] = src[4 * x];
-				row[3 * x + 1] = src[4 * x + 1];
-				row[3 * x + 2] = src[4 * x + 2];
+			// a run of the observation's own rows, handed over without copying
+			int end = y < band_y0 ? band_y0 : h, n = 0;
+			while (y + n < end && n < 16) {
+				rows[n] = (JSAMPROW)(obs + (size_t)(y + n) * w * 3);
+				n++;
 			}
-			r = row;
+			jpeg_write_scanlines(&c, rows, n);
+			continue;
 		}
+		const unsigned char *src = y < h ? band + (size_t)(y - band_y0) * band_stride : desc + (size_t)(y - h) * desc_stride;
+		unsigned char *d = row;
+		for (int x = 0; x < w; x++, src += 4, d += 3) { // RGBA -> RGB
+			d[0] = src[0];
+			d[1] = src[1];
+			d[2] = src[2];
+		}
+		JSAMPROW r = row;
 		jpeg_write_scanlines(&c, &r, 1);
 	}
 	jpeg_finish_compress(&c);
