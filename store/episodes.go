@@ -63,13 +63,14 @@ func (t *Tx) saveEpisode(ctx context.Context, e *episode.Episode, fileID int64) 
 		file = fileID
 	}
 	err = t.tx.QueryRowContext(ctx, `
-		INSERT INTO episodes (source, external_id, task, instruction, num_steps, total_reward, metadata, file_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		INSERT INTO episodes (source, external_id, task, instruction, meta_task, num_steps, total_reward, metadata, file_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (source, external_id) DO UPDATE SET
-			task = excluded.task, instruction = excluded.instruction, num_steps = excluded.num_steps,
-			total_reward = excluded.total_reward, metadata = excluded.metadata, file_id = excluded.file_id
+			task = excluded.task, instruction = excluded.instruction, meta_task = excluded.meta_task,
+			num_steps = excluded.num_steps, total_reward = excluded.total_reward, metadata = excluded.metadata,
+			file_id = excluded.file_id
 		RETURNING id, created_at`,
-		e.Source, e.ExternalID, e.Task, e.Instruction, len(e.Steps), e.TotalReward(), meta, file,
+		e.Source, e.ExternalID, e.Task, e.Instruction, e.MetaTask, len(e.Steps), e.TotalReward(), meta, file,
 	).Scan(&e.ID, new(string))
 	if err != nil {
 		return fmt.Errorf("save episode %s/%s: %w", e.Source, e.ExternalID, err)
@@ -130,23 +131,23 @@ func (s *Store) DeleteEpisode(ctx context.Context, id int64) error {
 	return s.Update(ctx, func(tx *Tx) error { return tx.DeleteEpisode(ctx, id) })
 }
 
-const summaryColumns = `id, source, external_id, task, instruction, num_steps, total_reward, created_at`
+const summaryColumns = `id, source, external_id, task, instruction, meta_task, num_steps, total_reward, created_at`
 
 func scanSummary(sc interface{ Scan(...any) error }) (episode.Summary, error) {
 	var s episode.Summary
 	var created string
-	err := sc.Scan(&s.ID, &s.Source, &s.ExternalID, &s.Task, &s.Instruction, &s.NumSteps, &s.TotalReward, &created)
+	err := sc.Scan(&s.ID, &s.Source, &s.ExternalID, &s.Task, &s.Instruction, &s.MetaTask, &s.NumSteps, &s.TotalReward, &created)
 	s.CreatedAt = parseTime(created)
 	return s, err
 }
 
 // Episode loads an episode with all its steps.
 func (r reader) Episode(ctx context.Context, id int64) (*episode.Episode, error) {
-	row := r.q.QueryRowContext(ctx, `SELECT source, external_id, task, instruction, metadata, created_at
+	row := r.q.QueryRowContext(ctx, `SELECT source, external_id, task, instruction, meta_task, metadata, created_at
 		FROM episodes WHERE id = ?`, id)
 	e := &episode.Episode{ID: id}
 	var meta, created string
-	if err := row.Scan(&e.Source, &e.ExternalID, &e.Task, &e.Instruction, &meta, &created); err != nil {
+	if err := row.Scan(&e.Source, &e.ExternalID, &e.Task, &e.Instruction, &e.MetaTask, &meta, &created); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("episode %d: %w", id, ErrNotFound)
 		}
@@ -236,8 +237,8 @@ func (r reader) Episodes(ctx context.Context, q episode.Query) ([]episode.Summar
 	return out, rows.Err()
 }
 
-// saveFacets replaces the facet rows of a stored episode: its own Facets and one "action" row
-// per distinct action kind of its steps.
+// saveFacets replaces the facet rows of a stored episode: its own Facets, one "action" row
+// per distinct action kind of its steps and a "meta_task" row for its MetaTask.
 func (t *Tx) saveFacets(ctx context.Context, e *episode.Episode) error {
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM episode_facets WHERE episode_id = ?`, e.ID); err != nil {
 		return err
@@ -252,6 +253,9 @@ func (t *Tx) saveFacets(ctx context.Context, e *episode.Episode) error {
 		if s.Action.Kind != "" {
 			rows[[2]string{episode.FacetAction, s.Action.Kind}] = true
 		}
+	}
+	if e.MetaTask != "" {
+		rows[[2]string{episode.FacetMetaTask, e.MetaTask}] = true
 	}
 	if len(rows) == 0 {
 		return nil
@@ -269,10 +273,11 @@ func (t *Tx) saveFacets(ctx context.Context, e *episode.Episode) error {
 	return nil
 }
 
-// facets reads the facets of an episode other than the action kinds (which its steps show).
+// facets reads the facets of an episode other than the action kinds (which its steps show)
+// and the meta-task (its MetaTask).
 func (r reader) facets(ctx context.Context, id int64) (map[string][]string, error) {
 	rows, err := r.q.QueryContext(ctx, `SELECT facet, value FROM episode_facets
-		WHERE episode_id = ? AND facet <> ? ORDER BY facet, value`, id, episode.FacetAction)
+		WHERE episode_id = ? AND facet NOT IN (?, ?) ORDER BY facet, value`, id, episode.FacetAction, episode.FacetMetaTask)
 	if err != nil {
 		return nil, err
 	}

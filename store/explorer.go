@@ -244,6 +244,7 @@ func (r reader) EpisodeRows(ctx context.Context, idList []int64, text string) ([
 		for i := range out {
 			out[i].TaskMarked = episode.MarkMatches(out[i].Task, text)
 			out[i].InstructionMarked = episode.MarkMatches(out[i].Instruction, text)
+			out[i].MetaTaskMarked = episode.MarkMatches(out[i].MetaTask, text)
 		}
 	}
 

@@ -265,7 +265,7 @@ func (im *importer) episodes(ds *odyssey.Dataset) error {
 // that fires the full-text trigger, an upsert) makes SQLite flush the FTS5 index's pending
 // terms; one such statement per batch instead of per episode keeps that flush rare.
 const (
-	episodeBatch = 128 // episodes per batch (6 parameters each)
+	episodeBatch = 128 // episodes per batch (7 parameters each)
 	stepRows     = 120 // steps per INSERT (8 parameters each)
 	facetRows    = 300 // facet rows per INSERT (3 parameters each)
 )
@@ -337,20 +337,20 @@ func (im *importer) flush(ds *odyssey.Dataset) error {
 		}
 	}
 	// Episodes: one upsert for the batch; ids come back with their external ids.
-	epArgs := make([]any, 0, len(batch)*6)
+	epArgs := make([]any, 0, len(batch)*7)
 	var replaced []any
 	for _, p := range batch {
 		a := p.a
 		if _, existed := im.ids[a.EpisodeID]; existed {
 			replaced = append(replaced, im.ids[a.EpisodeID])
 		}
-		epArgs = append(epArgs, a.EpisodeID, a.Task.Task, a.Task.Instruction, len(a.Steps), string(a.MetadataJSON()), im.fileIDs[p.src.SHA256])
+		epArgs = append(epArgs, a.EpisodeID, a.Task.Task, a.Task.Instruction, a.Task.MetaTask, len(a.Steps), string(a.MetadataJSON()), im.fileIDs[p.src.SHA256])
 	}
-	q := `INSERT INTO episodes (source, external_id, task, instruction, num_steps, total_reward, metadata, file_id) VALUES ` +
-		strings.TrimSuffix(strings.Repeat("('odyssey', ?, ?, ?, ?, 0, ?, ?),", len(batch)), ",") +
+	q := `INSERT INTO episodes (source, external_id, task, instruction, meta_task, num_steps, total_reward, metadata, file_id) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("('odyssey', ?, ?, ?, ?, ?, 0, ?, ?),", len(batch)), ",") +
 		` ON CONFLICT (source, external_id) DO UPDATE SET
-			task = excluded.task, instruction = excluded.instruction, num_steps = excluded.num_steps,
-			total_reward = 0, metadata = excluded.metadata, file_id = excluded.file_id
+			task = excluded.task, instruction = excluded.instruction, meta_task = excluded.meta_task,
+			num_steps = excluded.num_steps, total_reward = 0, metadata = excluded.metadata, file_id = excluded.file_id
 		RETURNING id, external_id`
 	if err := im.scanPairs(q, epArgs, func(id int64, ext string) { im.ids[ext] = id }); err != nil {
 		return fmt.Errorf("store episodes %s to %s: %w", batch[0].a.EpisodeID, batch[len(batch)-1].a.EpisodeID, err)

@@ -28,6 +28,9 @@ const (
 	FacetApp      = "app"
 	FacetDevice   = "device"
 	FacetAction   = "action"
+	// FacetMetaTask is the task template an episode instantiates (GUI Odyssey's meta_task);
+	// the store adds it itself, from Episode.MetaTask.
+	FacetMetaTask = "meta_task"
 )
 
 // Episode is one recorded attempt at a task.
@@ -42,10 +45,14 @@ type Episode struct {
 	// Task is the task's name or definition file; Instruction the task's natural-language goal.
 	Task        string
 	Instruction string
+	// MetaTask is the task template the task instantiates (GUI Odyssey's task_info.meta_task,
+	// with a "{}" where the task fills in a value); "" when the source has none.
+	MetaTask string
 	// Metadata holds source-specific fields (device, category, app, ...), stored as JSON.
 	Metadata map[string]any
 	// Facets are the attributes the Explorer filters by (FacetCategory, FacetApp, ...), each
-	// with one or more values. The store adds FacetAction itself, from the steps' action kinds.
+	// with one or more values. The store adds FacetAction itself, from the steps' action kinds,
+	// and FacetMetaTask from MetaTask.
 	Facets map[string][]string
 	// Steps in order; Step.Index equals the position in this slice.
 	Steps []Step
@@ -119,6 +126,7 @@ type Summary struct {
 	ExternalID  string
 	Task        string
 	Instruction string
+	MetaTask    string // the task template (Episode.MetaTask)
 	NumSteps    int
 	TotalReward float64
 	CreatedAt   time.Time

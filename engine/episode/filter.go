@@ -24,7 +24,7 @@ type Filter struct {
 	// MinSteps and MaxSteps bound the episode length, inclusive; 0 means no bound.
 	MinSteps int
 	MaxSteps int
-	// Text is a full-text search over task and instruction, as the user typed it (see
+	// Text is a full-text search over task, meta-task and instruction, as the user typed it (see
 	// TextQuery); "" means no search.
 	Text string
 }
@@ -164,18 +164,19 @@ type Sort struct {
 }
 
 // Row is one line of the Explorer's listing: an episode summary, its descriptive facets, and
-// the task and instruction with the search matches marked (MatchStart ... MatchEnd) when the
-// listing is a text search.
+// the task, instruction and meta-task with the search matches marked (MatchStart ... MatchEnd)
+// when the listing is a text search.
 type Row struct {
 	Summary
 	Facets map[string][]string
-	// TaskMarked and InstructionMarked are set only for a text search.
+	// TaskMarked, InstructionMarked and MetaTaskMarked are set only for a text search.
 	TaskMarked        string
 	InstructionMarked string
+	MetaTaskMarked    string
 }
 
-// Match markers in Row.TaskMarked and Row.InstructionMarked. They are control characters that
-// never occur in task text.
+// Match markers in Row.TaskMarked, Row.InstructionMarked and Row.MetaTaskMarked. They are
+// control characters that never occur in task text.
 const (
 	MatchStart = "\x02"
 	MatchEnd   = "\x03"

@@ -189,8 +189,8 @@ func CommandAction(cmd string) episode.Action {
 	return a
 }
 
-// Facets are the Explorer's facets of the episode: category, each app, device, and the
-// distinct action kinds of its steps.
+// Facets are the Explorer's facets of the episode: category, each app, device, meta-task, and
+// the distinct action kinds of its steps.
 func (a *Annotation) Facets() map[string][]string {
 	f := map[string][]string{}
 	if a.Task.Category != "" {
@@ -205,6 +205,9 @@ func (a *Annotation) Facets() map[string][]string {
 	}
 	if a.Device.DeviceName != "" {
 		f[episode.FacetDevice] = []string{string(a.Device.DeviceName)}
+	}
+	if a.Task.MetaTask != "" {
+		f[episode.FacetMetaTask] = []string{a.Task.MetaTask}
 	}
 	kinds := map[string]bool{}
 	for i := range a.Steps {

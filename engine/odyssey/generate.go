@@ -289,6 +289,42 @@ type genStepRecord struct {
 
 func (g *generator) pick(n int) int { return g.r.IntN(n) }
 
+// genRemarks are the remarks annotators leave on a finished episode (the ps of its COMPLETE).
+var genRemarks = []string{
+	"Checked the result in the last app before finishing.",
+	"The first search found nothing; a shorter query worked.",
+	"A permission dialog appeared and was allowed.",
+	"The page loaded slowly; waited before the next step.",
+}
+
+// fingerPath is a scroll's finger path as ps records it, "[(x, y), …]" from (x1, y1) to
+// (x2, y2): 13 samples that start and end slowly and bow a little sideways, as a thumb's
+// swipe does. It draws nothing from the random stream (the bow comes from the start point).
+func fingerPath(x1, y1, x2, y2 int) string {
+	bow := float64((x1*7+y1*13)%41 - 20) // -20 … 20 units across the swipe
+	var path []string
+	for k := 0; k <= 12; k++ {
+		t := float64(k) / 12
+		e := t * t * (3 - 2*t) // eased progress along the swipe
+		off := bow * math.Sin(math.Pi*t)
+		x := float64(x1) + float64(x2-x1)*e
+		y := float64(y1) + float64(y2-y1)*e
+		if x1 == x2 { // a vertical swipe bows left or right, a horizontal one up or down
+			x += off
+		} else {
+			y += off
+		}
+		px, py := int(math.Round(max(0, min(1000, x)))), int(math.Round(max(0, min(1000, y))))
+		if k == 0 {
+			px, py = x1, y1
+		} else if k == 12 {
+			px, py = x2, y2
+		}
+		path = append(path, fmt.Sprintf("(%d, %d)", px, py))
+	}
+	return "[" + strings.Join(path, ", ") + "]"
+}
+
 func (g *generator) category() string {
 	total := 0
 	for _, c := range genCategories {
@@ -356,6 +392,10 @@ func (g *generator) episode(ids map[string]bool) genEpisode {
 			if g.pick(20) == 0 {
 				s.Action = "INCOMPLETE"
 				s.PS = "The app kept showing an error."
+			} else if id[15] == '7' {
+				// About one in ten completed episodes carries an annotator's remark too (taken
+				// from the id, so the random stream, and every other field, stays the same).
+				s.PS = genRemarks[int(id[14]-'0')%len(genRemarks)]
 			}
 		} else {
 			x := g.pick(100)
@@ -380,11 +420,7 @@ func (g *generator) episode(ids map[string]bool) genEpisode {
 				}
 				x2, y2 := max(0, min(1000, x1+dx)), max(0, min(1000, y1+dy))
 				s.Info = [][]int{{x1, y1}, {x2, y2}}
-				var path []string
-				for k := 0; k <= 12; k++ {
-					path = append(path, fmt.Sprintf("(%d, %d)", x1+(x2-x1)*k/12, y1+(y2-y1)*k/12))
-				}
-				s.PS = "[" + strings.Join(path, ", ") + "]"
+				s.PS = fingerPath(x1, y1, x2, y2)
 			case x < 84:
 				s.Action, s.Info = "TEXT", genTexts[g.pick(len(genTexts))]
 			default:

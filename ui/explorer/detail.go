@@ -39,6 +39,9 @@ type explorerDetail struct {
 	// gen counts the episodes opened; work for an earlier one is dropped.
 	gen     atomic.Int64
 	title   *widget.Label
+	device  *widget.Label   // a GUI Odyssey episode's device_info, under the title
+	head    *fyne.Container // title, device line and texts
+	page    *fyne.Container // head over the viewer and the thumbnails
 	text    *widget.RichText
 	viewer  *widgets.FrameViewer
 	thumbs  *widget.GridWrap
@@ -53,10 +56,19 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	d := &explorerDetail{x: x, images: map[int]image.Image{}}
 	d.title = widget.NewLabelWithStyle("Select an episode to see its steps.", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.title.Wrapping = fyne.TextWrapWord
+	d.device = widget.NewLabel("")
+	d.device.Wrapping = fyne.TextWrapWord
+	d.device.Hide()
 	d.text = widget.NewRichText()
 	d.text.Wrapping = fyne.TextWrapWord
 	d.viewer = widgets.NewFrameViewer()
 	d.viewer.SetRun(x.host.Go)
+	d.viewer.SetTrajectory(func(s *episode.Step) []episode.Point {
+		if d.ep == nil || d.ep.Source != episode.SourceOdyssey {
+			return nil
+		}
+		return odyssey.PathOf(s) // a scroll's recorded finger path
+	})
 	d.viewer.OnStep(func(i int) {
 		d.thumbs.Select(i)
 		d.thumbs.ScrollTo(i)
@@ -104,18 +116,19 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	}
 	d.demoBtn = widget.NewButtonWithIcon("Open in Demonstrations", theme.MediaVideoIcon(), d.openInDemonstrations)
 	d.demoBtn.Hide()
-	// The task and instruction scroll in a band of about four lines, so that a long instruction
-	// does not squeeze the frame on a small window.
+	// The task, meta-task, annotators' notes and instruction scroll in a band of about four
+	// lines, so that a long instruction does not squeeze the frame on a small window.
 	band := canvas.NewRectangle(color.Transparent)
-	band.SetMinSize(fyne.NewSize(0, 4*theme.TextSize()+2*theme.Padding()))
+	band.SetMinSize(fyne.NewSize(0, 5*theme.TextSize()+2*theme.Padding()))
 	text := container.NewStack(band, container.NewVScroll(d.text))
-	head := container.NewVBox(container.NewBorder(nil, nil, nil, d.demoBtn, d.title), text)
+	d.head = container.NewVBox(container.NewBorder(nil, nil, nil, d.demoBtn, d.title), d.device, text)
 	split := container.NewVSplit(d.viewer, d.thumbs)
 	split.Offset = 0.78
 	d.viewer.SetMinFrameSize(fyne.NewSize(160, 240)) // on a short window the panel scrolls
 	// on a short window the panel scrolls instead of making the window taller; on a tall one
 	// it fills the height as before
-	d.content = container.NewVScroll(container.NewBorder(head, nil, nil, nil, split))
+	d.page = container.NewBorder(d.head, nil, nil, nil, split)
+	d.content = container.NewVScroll(d.page)
 	return d
 }
 
@@ -169,9 +182,23 @@ func (d *explorerDetail) show(e *episode.Episode, r episode.Row) {
 		segs = append(segs, &widget.TextSegment{Text: "", Style: widget.RichTextStyleParagraph})
 	}
 	addText("Task", e.Task, r.TaskMarked)
+	addText("Meta-task", e.MetaTask, r.MetaTaskMarked)
+	if e.Source == episode.SourceOdyssey {
+		// GUI Odyssey's only annotator remarks: the ps of a COMPLETE or INCOMPLETE step
+		for _, n := range odyssey.NotesOf(e.Steps) {
+			addText(fmt.Sprintf("Annotator's note (step %d, %s)", n.Step+1, n.Action), n.Text, "")
+		}
+	}
 	if e.Instruction != e.Task {
 		addText("Instruction", e.Instruction, r.InstructionMarked)
 	}
+	if dev, ok := odyssey.DeviceOf(e.Metadata); ok && e.Source == episode.SourceOdyssey {
+		d.device.SetText("Device: " + describeDevice(dev))
+		d.device.Show()
+	} else {
+		d.device.Hide()
+	}
+	d.page.Refresh() // the device line came, went or changed its height: lay the page out again
 	d.text.Segments = segs
 	d.text.Refresh()
 	d.demoBtn.Hidden = !d.canOpenInDemonstrations()
@@ -181,6 +208,28 @@ func (d *explorerDetail) show(e *episode.Episode, r episode.Row) {
 	d.thumbs.Refresh()
 	d.thumbs.ScrollToTop()
 	d.makeThumbnails(e)
+}
+
+// describeDevice says what device_info records: "Pixel 7 Pro · product sdk_gphone64_x86_64 ·
+// release 14 · SDK 34 · 1440 × 3120 px", leaving out what is not recorded.
+func describeDevice(d odyssey.Device) string {
+	var parts []string
+	if d.Name != "" {
+		parts = append(parts, d.Name)
+	}
+	if d.Product != "" {
+		parts = append(parts, "product "+d.Product)
+	}
+	if d.Release != "" {
+		parts = append(parts, "release "+d.Release)
+	}
+	if d.SDK != "" {
+		parts = append(parts, "SDK "+d.SDK)
+	}
+	if d.W > 0 && d.H > 0 {
+		parts = append(parts, fmt.Sprintf("%d × %d px", d.W, d.H))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // makeThumbnails decodes and scales down every frame in the background, refreshing the strip

@@ -56,7 +56,7 @@ func (x *Workspace) changeFilter(change func(f *episode.Filter)) {
 
 func (x *Workspace) buildFilters() {
 	x.search = widget.NewEntry()
-	x.search.SetPlaceHolder("Search task and instruction (all words; the last one may be a prefix)…")
+	x.search.SetPlaceHolder("Search task, instruction and meta-task (all words; the last one may be a prefix)…")
 	x.search.ActionItem = widget.NewIcon(theme.SearchIcon())
 	x.search.OnChanged = func(s string) {
 		if x.quiet {
@@ -94,7 +94,7 @@ func (x *Workspace) buildFilters() {
 		facet, anyLabel := fc.facet, fc.any
 		x.facets[facet] = widget.NewSelect(nil, func(v string) {
 			x.changeFilter(func(f *episode.Filter) {
-				if val := optionValue(v, anyLabel); val != "" {
+				if val := x.facetOptionValue(facet, v, anyLabel); val != "" {
 					*f = f.WithFacet(facet, val)
 				} else {
 					*f = f.WithFacet(facet)
@@ -139,6 +139,47 @@ func countOptions(anyLabel string, cs []episode.Count) []string {
 	return out
 }
 
+// metaTaskWidth is the width of the meta-task choice, and metaTaskLabel the length its options
+// are cut to (in the middle: meta-tasks often differ only at the end).
+const (
+	metaTaskWidth = 340
+	metaTaskLabel = 36
+)
+
+// longCountOptions is countOptions for long values: each value shortened in the middle to
+// metaTaskLabel characters, with the map from option to value.
+func longCountOptions(anyLabel string, cs []episode.Count) ([]string, map[string]string) {
+	out, values := []string{anyLabel}, map[string]string{}
+	for _, c := range cs {
+		label := fmt.Sprintf("%s (%d)", shortenMiddle(c.Value, metaTaskLabel), c.N)
+		for values[label] != "" { // two values alike but for their middle
+			label += " "
+		}
+		values[label] = c.Value
+		out = append(out, label)
+	}
+	return out, values
+}
+
+// shortenMiddle cuts s to n characters by replacing its middle with "…".
+func shortenMiddle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 5 {
+		return s
+	}
+	head := (n - 1) * 3 / 5
+	tail := n - 1 - head
+	return strings.TrimSpace(string(r[:head])) + "…" + strings.TrimSpace(string(r[len(r)-tail:]))
+}
+
+// facetOptionValue is the value a facet's option stands for ("" for the "any" option).
+func (x *Workspace) facetOptionValue(facet, option, anyLabel string) string {
+	if v, ok := x.optionValues[facet][option]; ok {
+		return v
+	}
+	return optionValue(option, anyLabel)
+}
+
 // refreshOptions reads the sources, splits and facet values for the filter widgets.
 func (x *Workspace) refreshOptions() {
 	ctx := context.Background()
@@ -176,8 +217,13 @@ func (x *Workspace) refreshOptions() {
 		for _, o := range x.splitOptions {
 			x.split.Options = append(x.split.Options, o.label)
 		}
+		x.optionValues = map[string]map[string]string{}
 		for _, fc := range explorerFacets {
-			x.facets[fc.facet].Options = countOptions(fc.any, values[fc.facet])
+			if fc.long {
+				x.facets[fc.facet].Options, x.optionValues[fc.facet] = longCountOptions(fc.any, values[fc.facet])
+			} else {
+				x.facets[fc.facet].Options = countOptions(fc.any, values[fc.facet])
+			}
 		}
 		x.syncWidgets()
 	})
@@ -204,7 +250,7 @@ func (x *Workspace) syncWidgets() {
 		if vs := f.Facets[fc.facet]; len(vs) > 0 {
 			v = vs[0]
 		}
-		selectValue(x.facets[fc.facet], v, fc.any)
+		x.selectFacetValue(fc.facet, v, fc.any)
 	}
 	setNumber(x.minSteps, f.MinSteps)
 	setNumber(x.maxSteps, f.MaxSteps)
@@ -222,6 +268,21 @@ func selectValue(s *widget.Select, value, anyLabel string) {
 		}
 	}
 	s.SetSelected(value) // not in the store (any more): shown as it is, selects nothing
+}
+
+// selectFacetValue shows value in a facet's choice (options that stand for another value
+// included).
+func (x *Workspace) selectFacetValue(facet, value, anyLabel string) {
+	s := x.facets[facet]
+	if value != "" {
+		for _, o := range s.Options {
+			if v, ok := x.optionValues[facet][o]; ok && v == value {
+				s.SetSelected(o)
+				return
+			}
+		}
+	}
+	selectValue(s, value, anyLabel)
 }
 
 func setNumber(e *widget.Entry, n int) {

@@ -36,6 +36,7 @@ var explorerColumns = []explorerColumn{
 	{widgets.Column{Title: "Episode", Min: 110, Weight: 1, Optional: true}, episode.SortEpisode, true},
 	{widgets.Column{Title: "Task", Min: 180, Weight: 4}, episode.SortTask, true},
 	{widgets.Column{Title: "Category", Min: 110, Weight: 1, Optional: true}, 0, false},
+	{widgets.Column{Title: "Meta-task", Min: 160, Weight: 2, Optional: true}, 0, false},
 	{widgets.Column{Title: "Device", Min: 100, Optional: true}, 0, false},
 	{widgets.Column{Title: "Apps", Min: 110, Weight: 1, Optional: true}, 0, false},
 	{widgets.Column{Title: "Steps", Min: 64}, episode.SortSteps, true},
@@ -57,6 +58,7 @@ const ( // columns
 	colEpisode
 	colTask
 	colCategory
+	colMetaTask
 	colDevice
 	colApps
 	colSteps
@@ -140,8 +142,15 @@ func (x *Workspace) updateCell(id widget.TableCellID, c *fyne.Container) {
 		return
 	}
 	col := x.columns.Index(id.Col)
-	if col == colTask && r.TaskMarked != "" {
-		rt.Segments = markedSegments(r.TaskMarked, false)
+	marked := ""
+	switch col {
+	case colTask:
+		marked = r.TaskMarked
+	case colMetaTask:
+		marked = r.MetaTaskMarked
+	}
+	if marked != "" {
+		rt.Segments = markedSegments(marked, false)
 		rt.Refresh()
 		rt.Show()
 		l.Hide()
@@ -171,6 +180,8 @@ func explorerCell(r episode.Row, col int) string {
 		return strings.Join(r.Facets[episode.FacetDevice], ", ")
 	case colApps:
 		return strings.Join(r.Facets[episode.FacetApp], ", ")
+	case colMetaTask:
+		return r.MetaTask
 	case colSteps:
 		return strconv.Itoa(r.NumSteps)
 	case colReward:

@@ -73,6 +73,9 @@ type Workspace struct {
 	frames *frameSource
 
 	splitOptions []splitOption
+	// optionValues maps the options of a facet's choice whose label is not the value
+	// ("value (count)") to the value: shortened meta-tasks
+	optionValues map[string]map[string]string
 	searchTimer  *time.Timer
 	// quiet is set while the filter widgets are being filled from the filter, so their
 	// change callbacks do not re-apply it.
@@ -82,11 +85,14 @@ type Workspace struct {
 var explorerFacets = []struct {
 	facet string
 	any   string
+	// long values (meta-tasks are sentences) are shortened in the middle in the choice
+	long bool
 }{
-	{episode.FacetCategory, "Any category"},
-	{episode.FacetApp, "Any app"},
-	{episode.FacetDevice, "Any device"},
-	{episode.FacetAction, "Any action"},
+	{episode.FacetCategory, "Any category", false},
+	{episode.FacetApp, "Any app", false},
+	{episode.FacetDevice, "Any device", false},
+	{episode.FacetAction, "Any action", false},
+	{episode.FacetMetaTask, "Any meta-task", true},
 }
 
 // New builds the workspace on st (nil: none is open, and the workspace says so).
@@ -155,6 +161,7 @@ func (x *Workspace) content() fyne.CanvasObject {
 	// the filters and actions wrap onto as many rows as the width needs
 	row2 := widgets.NewFlow(sel(x.source), sel(x.split), sel(x.facets[episode.FacetCategory]),
 		sel(x.facets[episode.FacetApp]), sel(x.facets[episode.FacetDevice]), sel(x.facets[episode.FacetAction]),
+		widgets.Sized(x.facets[episode.FacetMetaTask], metaTaskWidth),
 		steps, importB, exportB, x.columns.Chooser(x.host.Window))
 	top := container.NewVBox(row1, row2)
 

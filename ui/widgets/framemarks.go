@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -42,7 +43,12 @@ func (v *FrameViewer) layoutMarks() {
 		return fyne.NewPos(origin.X+float32(p.X)*size.Width, origin.Y+float32(p.Y)*size.Height)
 	}
 	accent := theme.Color(theme.ColorNamePrimary)
-	for i, p := range a.Points {
+	points := a.Points
+	if path := v.pathOf(&v.ep.Steps[v.index]); len(path) >= 2 {
+		v.addPath(path, at, accent)
+		points = nil // the path replaces the rings and the straight arrow
+	}
+	for i, p := range points {
 		c := canvas.NewCircle(nil)
 		c.StrokeColor = accent
 		c.StrokeWidth = 3
@@ -136,6 +142,85 @@ func (v *FrameViewer) addMark(o fyne.CanvasObject) {
 	}
 	v.marks.Add(halo)
 	v.marks.Add(o)
+}
+
+// pathWidth is the stroke of a finger path: thinner than a scroll's straight arrow, so that
+// the screen under a path that winds stays visible.
+const pathWidth = 3
+
+// addPath draws a recorded finger path: a line through its points (the points closer than a
+// few pixels to the previous one left out), a dot where the finger went down and an open
+// arrowhead where it lifted; no ring, which marks a tap. The halos of all its pieces are drawn
+// under all of them, so that where two segments meet no halo covers the line.
+func (v *FrameViewer) addPath(path []episode.Point, at func(episode.Point) fyne.Position, c color.Color) {
+	pts := []fyne.Position{at(path[0])}
+	for _, p := range path[1:] {
+		q := at(p)
+		if last := pts[len(pts)-1]; math.Hypot(float64(q.X-last.X), float64(q.Y-last.Y)) >= 3 {
+			pts = append(pts, q)
+		} else if p == path[len(path)-1] && len(pts) > 1 {
+			pts[len(pts)-1] = q // the end is where the finger lifted, exactly
+		}
+	}
+	var marks []fyne.CanvasObject
+	line := func(a, b fyne.Position) {
+		l := canvas.NewLine(c)
+		l.StrokeWidth = pathWidth
+		l.Position1, l.Position2 = a, b
+		marks = append(marks, l)
+	}
+	for i := 1; i < len(pts); i++ {
+		line(pts[i-1], pts[i])
+	}
+	start := canvas.NewCircle(c)
+	start.Move(pts[0].SubtractXY(6, 6))
+	start.Resize(fyne.NewSize(12, 12))
+	marks = append(marks, start)
+	if len(pts) > 1 {
+		// The arrowhead points along the path's last 16 pixels or so.
+		end := pts[len(pts)-1]
+		from := pts[0]
+		for i := len(pts) - 2; i >= 0; i-- {
+			from = pts[i]
+			if math.Hypot(float64(end.X-from.X), float64(end.Y-from.Y)) >= 16 {
+				break
+			}
+		}
+		dx, dy := float64(end.X-from.X), float64(end.Y-from.Y)
+		if n := math.Hypot(dx, dy); n > 0 {
+			dx, dy = dx/n, dy/n
+			for _, side := range []float64{-1, 1} {
+				// 16 pixels back from the tip, turned 30 degrees to either side
+				cos, sin := math.Cos(math.Pi/6), side*math.Sin(math.Pi/6)
+				bx, by := -(dx*cos - dy*sin), -(dx*sin + dy*cos)
+				line(end, end.AddXY(float32(16*bx), float32(16*by)))
+			}
+		}
+	}
+	halo := container.NewWithoutLayout()
+	for _, band := range []struct {
+		c     color.Color
+		extra float32
+	}{{haloDark, 8}, {haloLight, 4}} {
+		for _, o := range marks {
+			switch m := o.(type) {
+			case *canvas.Line:
+				h := canvas.NewLine(band.c)
+				h.StrokeWidth = m.StrokeWidth + band.extra
+				h.Position1, h.Position2 = m.Position1, m.Position2
+				halo.Add(h)
+			case *canvas.Circle:
+				h := canvas.NewCircle(band.c)
+				h.Move(m.Position().SubtractXY(band.extra/2, band.extra/2))
+				h.Resize(m.Size().AddWidthHeight(band.extra, band.extra))
+				halo.Add(h)
+			}
+		}
+	}
+	v.marks.Add(halo)
+	for _, o := range marks {
+		v.marks.Add(o)
+	}
 }
 
 // lastTouch is the position of the last touch at or before step i (a lift's position).

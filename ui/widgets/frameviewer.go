@@ -62,6 +62,8 @@ type FrameViewer struct {
 	initial bool
 	// minFrame is the smallest the frame is drawn (SetMinFrameSize)
 	minFrame fyne.Size
+	// trajectory gives the finger path a step recorded (SetTrajectory); nil: none
+	trajectory func(step *episode.Step) []episode.Point
 
 	image     *canvas.Image
 	marks     *fyne.Container // action overlay, laid out over the image
@@ -157,6 +159,20 @@ func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
 	v.Seek(0)
 }
 
+// SetTrajectory gives the viewer the finger path each step recorded, as fractions of the frame
+// in the order the finger moved (nil or fewer than two points: none). A step with a path has
+// it drawn as a line through every point, from a dot where the finger went down to an
+// arrowhead where it lifted, instead of the action's straight start-to-end arrow; the Explorer
+// gives GUI Odyssey scrolls' recorded paths. Call it before SetEpisode.
+func (v *FrameViewer) SetTrajectory(f func(step *episode.Step) []episode.Point) { v.trajectory = f }
+
+func (v *FrameViewer) pathOf(step *episode.Step) []episode.Point {
+	if v.trajectory == nil {
+		return nil
+	}
+	return v.trajectory(step)
+}
+
 // CountFromInitial says the episode's first frame is the state before any action: the viewer
 // then shows "start" there and "step i / n" for the state after action i of n, as the
 // Gridworld overlay counts.
@@ -225,7 +241,11 @@ func (v *FrameViewer) Seek(i int) {
 	}
 	v.prefetch(i + 1)
 	v.position.SetText(v.positionText(i, n))
-	v.info.SetText(fmt.Sprintf("%s · reward %s", describeAction(step.Action), formatReward(step.Reward)))
+	desc := describeAction(step.Action)
+	if path := v.pathOf(step); len(path) >= 2 {
+		desc += fmt.Sprintf(" along a finger path of %d points", len(path))
+	}
+	v.info.SetText(fmt.Sprintf("%s · reward %s", desc, formatReward(step.Reward)))
 	if step.Instruction != "" {
 		v.instr.SetText("Instruction: " + step.Instruction)
 	} else {
