@@ -118,6 +118,12 @@ func odysseyImport(fs *flag.FlagSet) runFunc {
 			fmt.Fprintf(w, "%s: already imported (%d unchanged files); nothing to do (--force re-imports, e.g. after adding or moving screenshots)\n", res.Root, res.Unchanged)
 		} else {
 			fmt.Fprintf(w, "imported %d episodes (%d steps, schema %s, layout %s) from %s\n", res.Episodes, res.Steps, res.Schema, res.Layout, res.Root)
+			if res.Resumed > 0 {
+				fmt.Fprintf(w, "  resumed an interrupted import: %d episodes it stored were kept\n", res.Resumed)
+			}
+			if res.Chunks > 1 {
+				fmt.Fprintf(w, "  committed in %d transactions of up to %d episodes\n", res.Chunks, store.DefaultChunkEpisodes)
+			}
 			if res.Unchanged > 0 {
 				fmt.Fprintf(w, "  %d files unchanged since an earlier import, left alone\n", res.Unchanged)
 			}

@@ -32,7 +32,39 @@ type OdysseyImportOptions struct {
 	Force bool
 	// Progress, when set, is called from the importing goroutine as the import advances.
 	Progress func(OdysseyProgress)
+	// ChunkEpisodes is how many episodes one transaction stores (0: DefaultChunkEpisodes;
+	// negative: the whole import in one transaction). A dataset of that size or less is one
+	// transaction either way. A larger one commits a chunk at a time, so the write-ahead log
+	// stays bounded; when such an import stops (cancelled, a malformed file), the chunks
+	// before stay stored and the same import run again resumes: it skips the files, or the
+	// episodes of a one-file variant, that were stored. Splits are stored with the last chunk.
+	ChunkEpisodes int
 }
+
+// PartialImportError is the error of a chunked import that stopped after storing some
+// chunks: those stay, and importing the same folder again resumes after them.
+type PartialImportError struct {
+	Err      error
+	Episodes int // stored by the committed chunks
+	Chunks   int
+	Root     string
+}
+
+func (e *PartialImportError) Error() string {
+	return fmt.Sprintf("%v (%d episodes were stored in %d earlier transactions and stay; importing %s again resumes after them)",
+		e.Err, e.Episodes, e.Chunks, e.Root)
+}
+
+func (e *PartialImportError) Unwrap() error { return e.Err }
+
+// KeptAfterCancel says what a cancelled import left (for the UI's cancellation note).
+func (e *PartialImportError) KeptAfterCancel() string {
+	return fmt.Sprintf("The %d episodes stored before stay; importing %s again resumes after them.", e.Episodes, e.Root)
+}
+
+// DefaultChunkEpisodes is the episodes a transaction of a large GUI Odyssey import stores
+// (about 300 MB of store, a write-ahead log of the same order).
+const DefaultChunkEpisodes = 20000
 
 // OdysseyProgress reports how far an import is. Phases run in this order: "annotations"
 // (Done/Total count annotation files), "splits" (split files), "commit".
@@ -48,8 +80,11 @@ type OdysseyImportResult struct {
 	Layout   string // "annotations" or the one-file variant's name
 	Schema   string // "v1", "v2" or "v1+v2"
 	// Episodes and Steps were stored by this import; Unchanged files had been imported before
-	// and were left alone (0 episodes and Unchanged > 0: nothing to do).
-	Episodes, Steps, Unchanged int
+	// and were left alone (0 episodes and Unchanged > 0: nothing to do); Resumed episodes of a
+	// one-file variant had been stored by an interrupted import of it and were kept.
+	Episodes, Steps, Unchanged, Resumed int
+	// Chunks is the number of transactions the import committed (1 unless it was chunked).
+	Chunks int
 	// Screenshots found for the stored steps, MissingScreenshots not found, Copied into the store.
 	Screenshots, MissingScreenshots, CopiedScreenshots int
 	// Splits stored, with their part sizes; MissingSplitEpisodes counts split entries naming an
@@ -65,8 +100,11 @@ type OdysseyImportResult struct {
 // write-ahead log one by one (SQLite's default is 2 MiB).
 const bulkCacheKiB = 256 << 10
 
-// bulkUpdate is Update on a dedicated connection with a large page cache, restored afterwards.
-func (s *Store) bulkUpdate(ctx context.Context, fn func(tx *Tx) error) error {
+// bulkConn runs fn on a dedicated connection with a large page cache and, for the rows it
+// writes itself, no CHECK constraint evaluation (the importer's JSON columns are produced by
+// encoding/json and checked when read back: parsing 13 KB of metadata per episode again in
+// SQLite cost more than a tenth of an import); both are restored afterwards.
+func (s *Store) bulkConn(ctx context.Context, fn func(conn *sql.Conn) error) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -81,11 +119,22 @@ func (s *Store) bulkUpdate(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	// Restore with a fresh context: the import's may be cancelled by now.
 	defer conn.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA cache_size = %d`, old))
-	sqlTx, err := s.beginWrite(ctx, conn.BeginTx)
-	if err != nil {
+	if _, err := conn.ExecContext(ctx, `PRAGMA ignore_check_constraints = ON`); err != nil {
 		return err
 	}
-	return s.damage(runTx(sqlTx, fn))
+	defer conn.ExecContext(context.Background(), `PRAGMA ignore_check_constraints = OFF`)
+	return fn(conn)
+}
+
+// bulkUpdate is Update on a bulk connection (see bulkConn).
+func (s *Store) bulkUpdate(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.bulkConn(ctx, func(conn *sql.Conn) error {
+		sqlTx, err := s.beginWrite(ctx, conn.BeginTx)
+		if err != nil {
+			return err
+		}
+		return s.damage(runTx(sqlTx, fn))
+	})
 }
 
 // maxWarnings bounds the warnings kept per import; the rest are counted.
@@ -96,6 +145,13 @@ type importer struct {
 	ctx  context.Context
 	opts OdysseyImportOptions
 	res  *OdysseyImportResult
+	// chunk commits the transaction and starts the next (nil: one transaction); pending counts
+	// the episodes stored since the last commit.
+	chunk   func() error
+	pending int
+	// resumed are the episodes a previous, interrupted import of a one-file variant stored
+	// (their file's row is marked partial until the import completes).
+	resumed map[string]bool
 
 	known   map[string]bool  // sha256 of annotation files imported before
 	ids     map[string]int64 // external id -> episode id, odyssey episodes
@@ -132,23 +188,65 @@ func (s *Store) ImportOdyssey(ctx context.Context, ds *odyssey.Dataset, opts Ody
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s not read: the per-episode files are used; reading it too adds the episodes they lack (agentdesk odyssey import --fill-from-all-file)",
 			filepath.Base(ds.SpareAllFile)))
 	}
-	err := s.bulkUpdate(ctx, func(tx *Tx) error {
-		im := &importer{tx: tx.tx, ctx: ctx, opts: opts, res: &res, fileIDs: map[string]int64{}, schemas: map[string]bool{}}
+	committed := 0 // episodes in committed chunks
+	err := s.bulkConn(ctx, func(conn *sql.Conn) error {
+		tx, err := s.beginWrite(ctx, conn.BeginTx)
+		if err != nil {
+			return err
+		}
+		im := &importer{tx: tx, ctx: ctx, opts: opts, res: &res, fileIDs: map[string]int64{}, schemas: map[string]bool{}}
+		defer func() {
+			im.close()
+			if im.tx != nil {
+				im.tx.Rollback()
+			}
+		}()
+		if opts.ChunkEpisodes >= 0 {
+			im.chunk = func() error {
+				im.close()
+				if err := im.tx.Commit(); err != nil {
+					im.tx = nil
+					return s.damage(err)
+				}
+				im.tx = nil
+				res.Chunks++
+				committed = res.Episodes
+				im.pending = 0
+				next, err := s.beginWrite(ctx, conn.BeginTx)
+				if err != nil {
+					return err
+				}
+				im.tx = next
+				return nil
+			}
+		}
 		if err := im.prepare(); err != nil {
 			return err
 		}
-		defer im.close()
 		if err := im.episodes(ds); err != nil {
 			return err
 		}
 		if err := im.splits(ds); err != nil {
 			return err
 		}
-		return im.record(ds)
+		if err := im.record(ds); err != nil {
+			return err
+		}
+		im.close()
+		err = im.tx.Commit()
+		im.tx = nil
+		if err != nil {
+			return s.damage(err)
+		}
+		res.Chunks++
+		return nil
 	})
 	res.Duration = time.Since(start)
 	if err != nil {
-		return OdysseyImportResult{Root: ds.Root, Layout: res.Layout, Duration: res.Duration}, err
+		if res.Chunks > 0 {
+			err = &PartialImportError{Err: err, Episodes: committed, Chunks: res.Chunks, Root: ds.Root}
+		}
+		return OdysseyImportResult{Root: ds.Root, Layout: res.Layout, Duration: res.Duration, Chunks: res.Chunks}, err
 	}
 	return res, nil
 }
@@ -168,8 +266,31 @@ func (im *importer) prepare() (err error) {
 				rows.Close()
 				return err
 			}
+			if real, ok := strings.CutPrefix(sum, partialPrefix); ok {
+				im.fileIDs[real] = id // an interrupted import of a one-file variant: resume it
+				continue
+			}
 			im.known[sum] = true
 			im.fileIDs[sum] = id
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		// The episodes an interrupted import of a one-file variant stored are kept.
+		im.resumed = map[string]bool{}
+		rows, err = tx.QueryContext(ctx, `SELECT e.external_id FROM episodes e JOIN imported_files f ON f.id = e.file_id
+			WHERE f.kind = ? AND f.sha256 LIKE ? AND e.source = ?`, KindOdysseyAnnotation, partialPrefix+"%", episode.SourceOdyssey)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var ext string
+			if err := rows.Scan(&ext); err != nil {
+				rows.Close()
+				return err
+			}
+			im.resumed[ext] = true
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -187,7 +308,12 @@ func (im *importer) close() {
 	for _, st := range im.stmts {
 		st.Close()
 	}
+	im.stmts = map[string]*sql.Stmt{}
 }
+
+// partialPrefix marks the imported_files row of a one-file variant while its import is not
+// complete: an interrupted import of it did not import the file, only some of its episodes.
+const partialPrefix = "partial:"
 
 func odysseyEpisodeIDs(ctx context.Context, q querier) (map[string]int64, error) {
 	rows, err := q.QueryContext(ctx, `SELECT external_id, id FROM episodes WHERE source = ?`, episode.SourceOdyssey)
@@ -242,6 +368,11 @@ func (im *importer) episodes(ds *odyssey.Dataset) error {
 			return fmt.Errorf("%s (byte %d): episode %s is also in %s", a.File, a.Offset, a.EpisodeID, prev)
 		}
 		seen[a.EpisodeID] = a.File
+		if im.resumed[a.EpisodeID] {
+			im.res.Resumed++ // stored by the interrupted import this one resumes
+			tick()
+			return nil
+		}
 		if err := im.add(ds, a, src); err != nil {
 			return err
 		}
@@ -325,14 +456,18 @@ func (im *importer) flush(ds *odyssey.Dataset) error {
 	for _, p := range batch {
 		if _, ok := im.fileIDs[p.src.SHA256]; !ok && !queued[p.src.SHA256] {
 			queued[p.src.SHA256] = true
-			fileArgs = append(fileArgs, KindOdysseyAnnotation, p.src.Path, p.src.SHA256, p.src.Size)
+			sum := p.src.SHA256
+			if p.src.Path == ds.AllFile || p.src.Path == ds.SpareAllFile {
+				sum = partialPrefix + sum // made whole by record, in the last transaction
+			}
+			fileArgs = append(fileArgs, KindOdysseyAnnotation, p.src.Path, sum, p.src.Size)
 		}
 	}
 	if len(fileArgs) > 0 {
 		q := `INSERT INTO imported_files (kind, path, sha256, size) VALUES ` +
 			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", len(fileArgs)/4), ",") +
 			` ON CONFLICT (kind, sha256) DO UPDATE SET path = excluded.path RETURNING id, sha256`
-		if err := im.scanPairs(q, fileArgs, func(id int64, sum string) { im.fileIDs[sum] = id }); err != nil {
+		if err := im.scanPairs(q, fileArgs, func(id int64, sum string) { im.fileIDs[strings.TrimPrefix(sum, partialPrefix)] = id }); err != nil {
 			return fmt.Errorf("record imported files: %w", err)
 		}
 	}
@@ -407,6 +542,16 @@ func (im *importer) flush(ds *odyssey.Dataset) error {
 	if err := im.multiInsert(`INSERT OR IGNORE INTO episode_facets (episode_id, facet, value)`,
 		"(?, ?, ?)", 3, facetRows, facetArgs); err != nil {
 		return fmt.Errorf("store facets: %w", err)
+	}
+	im.pending += len(batch)
+	if im.chunk != nil {
+		size := im.opts.ChunkEpisodes
+		if size == 0 {
+			size = DefaultChunkEpisodes
+		}
+		if im.pending >= size {
+			return im.chunk()
+		}
 	}
 	return nil
 }
@@ -506,6 +651,41 @@ func saveSplitParts(ctx context.Context, tx *sql.Tx, name, kind, desc string, pa
 func (im *importer) record(ds *odyssey.Dataset) error {
 	ctx := im.ctx
 	im.progress("commit", 0, 1)
+	// A one-file variant read to its end is imported: its row loses the partial mark (an
+	// older row of the same content, from an earlier import, gives way).
+	for _, f := range []string{ds.AllFile, ds.SpareAllFile} {
+		if f == "" {
+			continue
+		}
+		rows, err := im.tx.QueryContext(ctx, `SELECT id, sha256 FROM imported_files WHERE kind = ? AND path = ? AND sha256 LIKE ?`,
+			KindOdysseyAnnotation, f, partialPrefix+"%")
+		if err != nil {
+			return err
+		}
+		type fix struct {
+			id  int64
+			sum string
+		}
+		var fixes []fix
+		for rows.Next() {
+			var x fix
+			if err := rows.Scan(&x.id, &x.sum); err != nil {
+				rows.Close()
+				return err
+			}
+			fixes = append(fixes, x)
+		}
+		rows.Close()
+		for _, x := range fixes {
+			real := strings.TrimPrefix(x.sum, partialPrefix)
+			if _, err := im.tx.ExecContext(ctx, `DELETE FROM imported_files WHERE kind = ? AND sha256 = ?`, KindOdysseyAnnotation, real); err != nil {
+				return err
+			}
+			if _, err := im.tx.ExecContext(ctx, `UPDATE imported_files SET sha256 = ? WHERE id = ?`, real, x.id); err != nil {
+				return err
+			}
+		}
+	}
 	var schemas []string
 	for s := range im.schemas {
 		schemas = append(schemas, s)

@@ -33,6 +33,9 @@ func (im Import) Summary() string {
 	default:
 		fmt.Fprintf(&b, "Imported %d episodes (%d steps, %s schema) from %s in %.1f s.", res.Episodes, res.Steps,
 			res.Schema, res.Root, res.Duration.Seconds())
+		if res.Resumed > 0 {
+			fmt.Fprintf(&b, " Resumed an interrupted import: the %d episodes it had stored were kept.", res.Resumed)
+		}
 		if res.Unchanged > 0 {
 			fmt.Fprintf(&b, " %d unchanged files were left alone.", res.Unchanged)
 		}
