@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -198,6 +199,14 @@ func run(args []string, stdout, stderr io.Writer, openGUI GUI) int {
 		return openGUI(GUIOptions{StorePath: *storePath, Screen: screenDemonstrations, Open: path})
 	}
 	e := &env{stdout: stdout, stderr: stderr, storePath: *storePath, gui: openGUI}
+	// AGENTDESK_CPUPROFILE=FILE writes a CPU profile of the command (for the measurements in
+	// BENCHMARKS.md: go tool pprof FILE).
+	if path := os.Getenv("AGENTDESK_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.StartCPUProfile(f)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	return dispatch(e, root, rest, nil)
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
-	"os"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -118,12 +116,6 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s\t%s\n", id, link)
-		}
-		if path := os.Getenv("AGENTDESK_CPUPROFILE"); path != "" { // for eval bench-serve's measurements
-			if f, err := os.Create(path); err == nil {
-				pprof.StartCPUProfile(f)
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
-			}
 		}
 		fmt.Fprintln(e.stdout, "Press Ctrl-C to stop; every answer is saved as it is given.")
 		go reportRoster(ctx, e, srv)

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
@@ -122,9 +124,14 @@ func BenchmarkExplorer(b *testing.B) {
 	words := []string{"tokyo", "photography", "recipe", "weather forecast", "jazz", "fashion week", "chrome", "share",
 		"shopping list", "video", "remind", "museum", "solar eclipse", "send contact", "Paris", "podcast", "note",
 		"coffee maker", "use TickTick", "laptop", "gardening", "the", "app"}
+	typing := true
+	if os.Getenv("AGENTDESK_EXPLORER_WORDS") == "tasks" {
+		words, typing = taskWords(b, s, r), false
+		b.Logf("search terms from the task texts: %q", words)
+	}
 	randomText := func() string {
 		w := pick(words)
-		if r.IntN(3) == 0 { // typing in progress: a prefix
+		if typing && r.IntN(3) == 0 { // typing in progress: a prefix
 			w = w[:max(2, len(w)-2)]
 		}
 		return w
@@ -298,4 +305,41 @@ func BenchmarkExplorer100k(b *testing.B) {
 			report(b, lat)
 		})
 	}
+}
+
+// taskWords are the search terms of the issue's scale measurement: the 20 most frequent words
+// of the stored task texts and 20 two-word phrases taken at random from them.
+func taskWords(b *testing.B, s *Store, r *rand.Rand) []string {
+	rows, err := s.db.Query(`SELECT task FROM episodes`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	var tasks [][]string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			b.Fatal(err)
+		}
+		ws := strings.FieldsFunc(strings.ToLower(t), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })
+		for _, w := range ws {
+			counts[w]++
+		}
+		if len(ws) >= 2 {
+			tasks = append(tasks, ws)
+		}
+	}
+	all := make([]string, 0, len(counts))
+	for w := range counts {
+		all = append(all, w)
+	}
+	slices.SortFunc(all, func(a, b string) int { return counts[b] - counts[a] })
+	out := append([]string(nil), all[:min(20, len(all))]...)
+	for i := 0; i < 20 && len(tasks) > 0; i++ {
+		ws := tasks[r.IntN(len(tasks))]
+		k := r.IntN(len(ws) - 1)
+		out = append(out, ws[k]+" "+ws[k+1])
+	}
+	return out
 }
