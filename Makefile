@@ -38,7 +38,7 @@ test:
 	AGENTDESK_REQUIRE_BROWSER=1 $(GO) test -count=1 -race ./store/... ./engine/... ./ui/...
 	$(MAKE) pytest
 	$(MAKE) wheel
-	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour
+	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour 1024x700 1920x1080
 
 # The gridworld engine as a shared library, next to the Python package that loads it.
 # Two builds: the engine alone (imports on machines without libGL or X11) and the engine with
