@@ -129,12 +129,11 @@ type pythonLabels struct{ numeric *bool }
 func (p pythonLabels) String() string { return "" }
 
 func (p pythonLabels) Set(v string) error {
-	var major, minor int
-	if n, _ := fmt.Sscanf(strings.TrimSpace(v), "%d.%d", &major, &minor); n != 2 || major < 3 {
-		return fmt.Errorf("want a Python 3 version such as 3.8 or 3.11")
+	n, err := mobileenv.NumericLabels(v)
+	if err == nil {
+		*p.numeric = n
 	}
-	*p.numeric = major > 3 || minor >= 11
-	return nil
+	return err
 }
 
 func pickleVisualize(fs *flag.FlagSet) runFunc {

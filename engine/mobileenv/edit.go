@@ -206,25 +206,11 @@ func ParseModifiers(s string) ([]Modifier, error) {
 		return nil, fmt.Errorf("modifier string %q: %w", s, err)
 	}
 	for i := range mods {
-		if err := mods[i].parseTyped(); err != nil {
+		if err := mods[i].check(nil); err != nil {
 			return nil, fmt.Errorf("modifier %d %q: %w", i, mods[i].Raw, err)
 		}
 	}
 	return mods, nil
-}
-
-func (m *Modifier) parseTyped() error {
-	if _, ok := modifierArity[m.Name]; !ok {
-		return &PyError{"KeyError", pyQuote(m.Name)}
-	}
-	var err error
-	if m.Traj, err = PyInt(m.Index); err != nil {
-		return err
-	}
-	if err := arityError(m.Name, len(m.Params)); err != nil {
-		return err
-	}
-	return m.parseParams()
 }
 
 // parseParams reads the modifier's own parameters as its function does (int(), float()).
@@ -511,7 +497,7 @@ func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) 
 	trajs := tl.(*List)
 	keys := literalKeys{}
 	for k := range mods {
-		err := mods[k].compatCheck(trajs)
+		err := mods[k].check(trajs)
 		if err == nil {
 			err = applyOne(trajs, mods[k], options, NeedsDefinitions(mods), keys)
 		}
@@ -557,18 +543,20 @@ func LoadInstructionOptions(defDir, tid string) ([]any, error) {
 	return td.InstructionOptions()
 }
 
-// compatCheck fails the way the original's apply_modifier does, in its order: remove is
-// `del trajectories[int(i)]`; any other name is looked up (KeyError), then the call's
-// arguments are evaluated (int(i), trajectories[i]), then the call checks its argument count,
-// then the function converts its parameters.
-func (m *Modifier) compatCheck(trajs *List) error {
+// check validates a modifier the way the original's apply_modifier fails, in its order:
+// remove is `del trajectories[int(i)]`; any other name is looked up (KeyError), then the call's
+// arguments are evaluated (int(i), trajectories[i], when trajs is given), then the call checks
+// its argument count, then the function converts its parameters.
+func (m *Modifier) check(trajs *List) error {
 	var err error
 	if m.Name == "remove" {
 		if m.Traj, err = PyInt(m.Index); err != nil {
 			return err
 		}
-		if _, err := pyIndex(m.Traj, len(trajs.Items)); err != nil {
-			return assignmentIndexError()
+		if trajs != nil {
+			if _, err := pyIndex(m.Traj, len(trajs.Items)); err != nil {
+				return assignmentIndexError()
+			}
 		}
 		return nil
 	}
@@ -578,8 +566,10 @@ func (m *Modifier) compatCheck(trajs *List) error {
 	if m.Traj, err = PyInt(m.Index); err != nil {
 		return err
 	}
-	if _, err := pyIndex(m.Traj, len(trajs.Items)); err != nil {
-		return err
+	if trajs != nil {
+		if _, err := pyIndex(m.Traj, len(trajs.Items)); err != nil {
+			return err
+		}
 	}
 	if err := arityError(m.Name, len(m.Params)); err != nil {
 		return err
@@ -616,7 +606,7 @@ func editCompat(path, modifiers, defDir string) error {
 	trajs := tl.(*List)
 	keys := literalKeys{}
 	for i := range mods {
-		if err := mods[i].compatCheck(trajs); err != nil {
+		if err := mods[i].check(trajs); err != nil {
 			return err
 		}
 		if err := applyOne(trajs, mods[i], options, NeedsDefinitions(mods), keys); err != nil {

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -116,16 +117,6 @@ func newTextRenderer(opts FrameOptions) (*textRenderer, error) {
 func blend(dst, src, a uint8) uint8 {
 	v := int(dst)*(255-int(a)) + int(src)*int(a)
 	return uint8(((v+128)>>8 + (v + 128)) >> 8)
-}
-
-func blendPixel(img *image.RGBA, x, y int, c color.RGBA, a uint8) {
-	if !(image.Point{x, y}.In(img.Rect)) || a == 0 {
-		return
-	}
-	o := img.PixOffset(x, y)
-	img.Pix[o] = blend(img.Pix[o], c.R, a)
-	img.Pix[o+1] = blend(img.Pix[o+1], c.G, a)
-	img.Pix[o+2] = blend(img.Pix[o+2], c.B, a)
 }
 
 func fillRect(img *image.RGBA, b Box, c color.RGBA) {
@@ -552,6 +543,24 @@ func numpyTypestr(d *DType) string {
 		order = '>'
 	}
 	return fmt.Sprintf("%c%c%d", order, d.Kind, d.Size)
+}
+
+// NumericLabels says whether a Python version ("3.11", "3.8", or as in folder names "py311",
+// "py38") prints the action enum as its number, as 3.11 and later do (FrameOptions.NumericLabels).
+func NumericLabels(version string) (bool, error) {
+	v := strings.TrimPrefix(strings.TrimSpace(version), "py")
+	var major, minor int
+	if a, b, ok := strings.Cut(v, "."); ok {
+		major, _ = strconv.Atoi(a)
+		minor, _ = strconv.Atoi(b)
+	} else if len(v) >= 2 {
+		major, _ = strconv.Atoi(v[:1])
+		minor, _ = strconv.Atoi(v[1:])
+	}
+	if major < 3 {
+		return false, fmt.Errorf("python version %q: want a Python 3 version such as 3.8 or 3.11", version)
+	}
+	return major > 3 || minor >= 11, nil
 }
 
 // FolderName is the folder of trajectory i of n with L records.

@@ -90,24 +90,16 @@ type vizCmd struct {
 	Python string `json:"python"`
 }
 
-// numericLabels tells whether a Python version ("3.11", "3.8", "py311", "py38") prints the
-// action enum as its number (3.11 and later).
+// numericLabels is NumericLabels for a case's version ("" is the default, 3.11).
 func numericLabels(t *testing.T, version string) bool {
-	v := strings.TrimPrefix(version, "py")
-	if v == "" {
+	if version == "" {
 		return true
 	}
-	var major, minor int
-	if strings.Contains(v, ".") {
-		fmt.Sscanf(v, "%d.%d", &major, &minor)
-	} else if len(v) >= 2 {
-		major, _ = strconv.Atoi(v[:1])
-		minor, _ = strconv.Atoi(v[1:])
+	n, err := NumericLabels(version)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if major == 0 {
-		t.Fatalf("python version %q: want e.g. 3.11 or py311", version)
-	}
-	return major > 3 || (major == 3 && minor >= 11)
+	return n
 }
 
 // stageInput copies a case's input (a path relative to the area folder, as the original was
