@@ -189,6 +189,16 @@ func reportFrameRates(b *testing.B, frames int, cpu time.Duration) {
 	}
 }
 
+// largeTrajectory is the one trajectory of largeFrames(b, n), read back.
+func largeTrajectory(b *testing.B, n int) *List {
+	p, err := ReadFirst(largeFrames(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	trajs, _ := p.Value.(*Dict).Get("trajectories")
+	return trajs.(*List).Items[0].(*List)
+}
+
 // largeFrames writes a resaved file of n steps with 1080×2400 screens (TOUCH, LIFT and TEXT
 // with a reward and an instruction in turn), the frames of
 // testdata/bench/pillow_reference.py --make-large.
@@ -293,12 +303,7 @@ func itoa(i int) string {
 // and file writes of 30 phone-sized frames, the file read and decoded once beforehand.
 func BenchmarkExportFrames1080x2400(b *testing.B) {
 	const n = 30
-	p, err := ReadFirst(largeFrames(b, n))
-	if err != nil {
-		b.Fatal(err)
-	}
-	trajs, _ := p.Value.(*Dict).Get("trajectories")
-	traj := trajs.(*List).Items[0].(*List)
+	traj := largeTrajectory(b, n)
 	for _, workers := range []int{0, 1} {
 		name := "cores"
 		if workers == 1 {
@@ -330,12 +335,7 @@ func BenchmarkExportFrames1080x2400(b *testing.B) {
 // goroutine, in frames per CPU second (the export's rate per CPU second is compared with it).
 func BenchmarkEncodeFrames1080x2400(b *testing.B) {
 	const n = 30
-	p, err := ReadFirst(largeFrames(b, n))
-	if err != nil {
-		b.Fatal(err)
-	}
-	trajs, _ := p.Value.(*Dict).Get("trajectories")
-	traj := trajs.(*List).Items[0].(*List)
+	traj := largeTrajectory(b, n)
 	var imgs []*image.RGBA
 	for j := 1; j < len(traj.Items); j++ {
 		img, _, err := RenderFrame("demo_task", traj.Items[j].(*Dict), FrameOptions{})
@@ -362,12 +362,7 @@ func BenchmarkEncodeFrames1080x2400(b *testing.B) {
 // beforehand), in memory, for comparison with BenchmarkEncodeFrames1080x2400.
 func BenchmarkEncodeBands1080x2400(b *testing.B) {
 	const n = 30
-	p, err := ReadFirst(largeFrames(b, n))
-	if err != nil {
-		b.Fatal(err)
-	}
-	trajs, _ := p.Value.(*Dict).Get("trajectories")
-	traj := trajs.(*List).Items[0].(*List)
+	traj := largeTrajectory(b, n)
 	var frames []*frameBands
 	for j := 1; j < len(traj.Items); j++ {
 		f, ok := renderFrameBands("demo_task", traj.Items[j].(*Dict), FrameOptions{}, nil, nil)
