@@ -258,12 +258,9 @@ func evalOpenSetup(fs *flag.FlagSet) runFunc {
 // the task_descriptions.jsx instructions named on the command line.
 func applyProjectExtras(p *ev.Project, personas, descriptions string, out io.Writer) error {
 	if personas != "" {
-		data, err := os.ReadFile(personas)
-		if err != nil {
+		var err error
+		if p.Settings.Personas, err = ev.ReadPersonas(personas); err != nil {
 			return err
-		}
-		if p.Settings.Personas, err = ev.ParsePersonas(data); err != nil {
-			return fmt.Errorf("%s: %w", personas, err)
 		}
 		fmt.Fprintf(out, "%d persona sets from %s\n", len(p.Settings.Personas), personas)
 	}

@@ -261,8 +261,8 @@ func (r reader) evalParticipants(ctx context.Context, projectID, only int64) ([]
 // evalParticipantQualifications fills the qualifications of the participants ps (as
 // evalParticipants selected them) in one query. Qualifications are shared by name across
 // projects, as the original's (Mephisto's) are global: a participant holds every qualification
-// granted to a participant of the same name in any project, the latest grant winning. (The
-// join on the name has no index of its own: SQLite builds a transient one per query.)
+// granted to a participant of the same name in any project, the latest grant winning. The join
+// on the name uses eval_participants_by_name (migration 7).
 func (r reader) evalParticipantQualifications(ctx context.Context, projectID, only int64, ps []ev.ParticipantSummary) error {
 	if len(ps) == 0 {
 		return nil

@@ -942,18 +942,28 @@ func (im *importer) descriptions(p *Project) error {
 	return nil
 }
 
+// ReadPersonas reads a file of persona sets (ParsePersonas), within the project-file size limit;
+// errors name the file.
+func ReadPersonas(path string) ([][]string, error) {
+	data, err := limits.ReadFile(path, limits.ProjectFile)
+	if err != nil {
+		return nil, fmt.Errorf("personas: %w", err)
+	}
+	sets, err := ParsePersonas(data)
+	if err != nil {
+		return nil, &FileError{File: path, Err: err}
+	}
+	return sets, nil
+}
+
 // personas reads the persona sets given with the import (ImportOptions.Personas).
 func (im *importer) personas(p *Project) error {
 	if im.opts.Personas == "" {
 		return nil
 	}
-	data, err := limits.ReadFile(im.opts.Personas, limits.ProjectFile)
+	sets, err := ReadPersonas(im.opts.Personas)
 	if err != nil {
-		return fmt.Errorf("personas: %w", err)
-	}
-	sets, err := ParsePersonas(data)
-	if err != nil {
-		return &FileError{File: im.opts.Personas, Err: err}
+		return err
 	}
 	p.Settings.Personas = sets
 	state := "drawn one per collection session"

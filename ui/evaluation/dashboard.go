@@ -213,13 +213,14 @@ func (d *evalDashboard) goldText(p ev.ParticipantSummary) string {
 	return fmt.Sprintf("%d right, %d wrong", right, wrong)
 }
 
-func (d *evalDashboard) blockName() string {
-	_, block := d.op.p.Settings.QualificationNames(d.op.info.Name)
-	return block
+// qualificationNames are the project's passed and block qualifications.
+func (d *evalDashboard) qualificationNames() (passed, block string) {
+	return d.op.p.Settings.QualificationNames(d.op.info.Name)
 }
 
 func (d *evalDashboard) screeningText(p ev.ParticipantSummary) string {
-	blocked := p.Qualifications[d.blockName()] > 0
+	passed, block := d.qualificationNames()
+	blocked := p.Qualifications[block] > 0
 	switch {
 	case p.Screening == "passed":
 		return "passed"
@@ -229,21 +230,16 @@ func (d *evalDashboard) screeningText(p ev.ParticipantSummary) string {
 		return "failed (block lifted)"
 	case p.Screening == "open":
 		return "in training"
-	case blocked && p.QualificationsFrom[d.blockName()] != "":
-		return "blocked in " + p.QualificationsFrom[d.blockName()]
+	case blocked && p.QualificationsFrom[block] != "":
+		return "blocked in " + p.QualificationsFrom[block]
 	case blocked:
 		return "blocked"
-	case p.Qualifications[d.passedName()] > 0 && p.QualificationsFrom[d.passedName()] != "":
-		return "passed in " + p.QualificationsFrom[d.passedName()]
+	case p.Qualifications[passed] > 0 && p.QualificationsFrom[passed] != "":
+		return "passed in " + p.QualificationsFrom[passed]
 	case d.op.p.Settings.UseScreening && d.op.p.Training != nil:
 		return "not started"
 	}
 	return "not required"
-}
-
-func (d *evalDashboard) passedName() string {
-	passed, _ := d.op.p.Settings.QualificationNames(d.op.info.Name)
-	return passed
 }
 
 // participantActions offers the administrator's actions on a participant: lifting a block
@@ -253,12 +249,13 @@ func (d *evalDashboard) participantActions(p ev.ParticipantSummary) {
 	if d.ws.host.Window() == nil {
 		return
 	}
-	blocked := p.Qualifications[d.blockName()] > 0
+	_, block := d.qualificationNames()
+	blocked := p.Qualifications[block] > 0
 	text := fmt.Sprintf("%s has completed %s and holds %d in progress.", p.Name, widgets.Plural(p.Done, "unit"), p.Assigned)
 	if blocked {
 		text += " Blocked: the screening or the gold checks failed"
-		if from := p.QualificationsFrom[d.blockName()]; from != "" {
-			text += " in project " + from + ", which shares the qualification " + d.blockName() + " (qualifications are shared by name, as in the original)"
+		if from := p.QualificationsFrom[block]; from != "" {
+			text += " in project " + from + ", which shares the qualification " + block + " (qualifications are shared by name, as in the original)"
 		}
 		text += ". Lifting the block lifts it in every project that uses the name."
 	}
@@ -297,7 +294,8 @@ func (d *evalDashboard) returnUnit(p ev.ParticipantSummary) error {
 
 func (d *evalDashboard) unblock(p ev.ParticipantSummary) error {
 	ctx := d.ws.ctx()
-	if err := d.ws.store.RevokeEvalQualification(ctx, p.ID, d.blockName()); err != nil {
+	_, block := d.qualificationNames()
+	if err := d.ws.store.RevokeEvalQualification(ctx, p.ID, block); err != nil {
 		return err
 	}
 	base := d.op.sp.GoldBase()
