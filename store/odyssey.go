@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -134,17 +133,6 @@ func (s *Store) bulkConn(ctx context.Context, fn func(conn *sql.Conn) error) err
 	return fn(conn)
 }
 
-// bulkUpdate is Update on a bulk connection (see bulkConn).
-func (s *Store) bulkUpdate(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.bulkConn(ctx, func(conn *sql.Conn) error {
-		sqlTx, err := s.beginWrite(ctx, conn.BeginTx)
-		if err != nil {
-			return err
-		}
-		return s.damage(runTx(sqlTx, fn))
-	})
-}
-
 // maxWarnings bounds the warnings kept per import; the rest are counted.
 const maxWarnings = 200
 
@@ -157,7 +145,10 @@ type importer struct {
 	// the episodes stored since the last commit.
 	chunk   func() error
 	pending int
-	ds      *odyssey.Dataset
+	// expected is how many episodes the import reads (files, or a one-file variant's count);
+	// indexDecided is set once the first batch has decided about the action-kind index.
+	expected     int
+	indexDecided bool
 	// resumed are the episodes a previous, interrupted import of a one-file variant stored
 	// (their file's row is marked partial until the import completes).
 	resumed map[string]bool
@@ -203,7 +194,7 @@ func (s *Store) ImportOdyssey(ctx context.Context, ds *odyssey.Dataset, opts Ody
 		if err != nil {
 			return err
 		}
-		im := &importer{tx: tx, ctx: ctx, opts: opts, res: &res, ds: ds, fileIDs: map[string]int64{}, schemas: map[string]bool{}}
+		im := &importer{tx: tx, ctx: ctx, opts: opts, res: &res, fileIDs: map[string]int64{}, schemas: map[string]bool{}}
 		defer func() {
 			im.close()
 			if im.tx != nil {
@@ -310,31 +301,7 @@ func (im *importer) prepare() (err error) {
 		return err
 	}
 	im.stmts = map[string]*sql.Stmt{}
-	// A large import into a store smaller than itself writes its steps without their
-	// action-kind index and builds it once at the end (record): keeping it up to date row by
-	// row cost a seventh of the import, building it afterwards a few hundred milliseconds.
-	var stored int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&stored); err != nil {
-		return err
-	}
-	if expected := im.expectedEpisodes(); expected >= 5000 && expected >= stored {
-		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS steps_by_action_kind`); err != nil {
-			return err
-		}
-	}
 	return nil
-}
-
-// expectedEpisodes estimates how many episodes the import reads: the per-episode files, or
-// for a one-file variant its size over the 13 KB an episode takes.
-func (im *importer) expectedEpisodes() int {
-	if im.ds.AllFile != "" {
-		if st, err := os.Stat(im.ds.AllFile); err == nil {
-			return int(st.Size() / 13000)
-		}
-		return 0
-	}
-	return im.ds.NumSources()
 }
 
 func (im *importer) close() {
@@ -374,6 +341,7 @@ func (im *importer) progress(phase string, done, total int) {
 
 func (im *importer) episodes(ds *odyssey.Dataset) error {
 	total := ds.NumSources()
+	im.expected = total
 	done := 0
 	im.progress("annotations", 0, total)
 	seen := map[string]string{} // episode id -> file, within this import
@@ -391,6 +359,7 @@ func (im *importer) episodes(ds *odyssey.Dataset) error {
 			tick()
 		},
 		OnCount: func(n int) {
+			im.expected = n
 			if ds.AllFile != "" {
 				total = n // progress in episodes rather than the one file
 				im.progress("annotations", done, total)
@@ -481,6 +450,18 @@ func (im *importer) flush(ds *odyssey.Dataset) error {
 		return nil
 	}
 	ctx := im.ctx
+	// A large import into a store smaller than itself writes its steps without their
+	// action-kind index and builds it once at the end (record): keeping it up to date row by
+	// row cost a seventh of the import, building it afterwards a few hundred milliseconds.
+	// Decided at the first batch written, so an import that writes nothing leaves it alone.
+	if !im.indexDecided {
+		im.indexDecided = true
+		if im.expected >= 5000 && im.expected >= len(im.ids) {
+			if _, err := im.tx.ExecContext(ctx, `DROP INDEX IF EXISTS steps_by_action_kind`); err != nil {
+				return err
+			}
+		}
+	}
 	batch := im.batch
 	im.batch = im.batch[:0]
 	// Imported files, new ones first (one row for all episodes of the one-file variant).
