@@ -80,6 +80,9 @@ func gridworldRun(fs *flag.FlagSet) runFunc {
 		if *pov {
 			cfg.Render = true
 		}
+		if *agentCmd == "random" {
+			cfg.Render = false // the random agent never looks: no OpenGL for a pov nobody reads
+		}
 		if cfg.Render && !cfg.Fake {
 			r, err := render.New(render.Options{Width: cfg.RenderSize[0], Height: cfg.RenderSize[1], OwnGLFW: true})
 			if err != nil {
@@ -108,9 +111,7 @@ func gridworldRun(fs *flag.FlagSet) runFunc {
 			if err != nil {
 				return err
 			}
-			if cfg.Render {
-				pa.POVFormat = gridworld.POVFormat(*povFormat)
-			}
+			pa.POVFormat = gridworld.POVFormat(*povFormat) // sent when a pov is rendered
 			agent = pa
 		}
 		ctx, stop := interruptible()
@@ -213,15 +214,6 @@ func gridworldBench(fs *flag.FlagSet) runFunc {
 		if len(args) > 0 {
 			return usageErrorf("unexpected argument %q", args[0])
 		}
-		if cfg.Steps == 0 {
-			cfg.Steps = defaultBenchSteps
-			if *pov {
-				cfg.Steps = render.DefaultPOVBenchSteps
-			}
-		}
-		if cfg.Envs < 1 || cfg.Steps < 1 {
-			return usageErrorf("--envs and --steps must be at least 1")
-		}
 		kw, err := opts.kwargs()
 		if err != nil {
 			return err
@@ -232,7 +224,16 @@ func gridworldBench(fs *flag.FlagSet) runFunc {
 			return usageErrorf("%v", err)
 		}
 		if ec.Render && !ec.Fake {
-			*pov = true
+			*pov = true // --set render=true asks for the pov bench too
+		}
+		if cfg.Steps == 0 {
+			cfg.Steps = defaultBenchSteps
+			if *pov { // decided above, with the options
+				cfg.Steps = render.DefaultPOVBenchSteps
+			}
+		}
+		if cfg.Envs < 1 || cfg.Steps < 1 {
+			return usageErrorf("--envs and --steps must be at least 1")
 		}
 		if cfg.ActionSpace != "walking" && cfg.ActionSpace != "flying" {
 			return usageErrorf("--action-space must be walking or flying, not %q", cfg.ActionSpace)

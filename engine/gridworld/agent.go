@@ -2,7 +2,7 @@ package gridworld
 
 import (
 	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -60,6 +60,8 @@ type ProcessAgent struct {
 	step     int
 	// POVFormat is how a rendered pov is sent: POVBase64 (the default) or POVList.
 	POVFormat POVFormat
+	// enc writes one message a line, as is: "<Architect>" stays readable (no \u003c escapes).
+	enc *json.Encoder
 }
 
 // POVFormat is the JSON form of the pov observation sent to agents.
@@ -122,6 +124,8 @@ func StartProcessAgent(command string, env *Env, stderr io.Writer, timeout time.
 	}
 	a := &ProcessAgent{cmd: cmd, in: in, out: bufio.NewScanner(out), space: env.Config().ActionSpace,
 		discrete: env.ActionKind() == KindDiscrete, timeout: timeout, lines: make(chan lineOrErr)}
+	a.enc = json.NewEncoder(in)
+	a.enc.SetEscapeHTML(false)
 	a.out.Buffer(make([]byte, 64*1024), 16<<20)
 	go func() {
 		for a.out.Scan() {
@@ -139,17 +143,10 @@ func StartProcessAgent(command string, env *Env, stderr io.Writer, timeout time.
 
 func (a *ProcessAgent) send(typ string, obs *Observation, reward float64, info StepInfo) error {
 	msg := AgentMessage{Type: typ, Episode: a.episode, Step: info.Step, ActionSpace: string(a.space),
-		Discrete: a.discrete, Observation: ObservationJSONWith(obs, a.POVFormat), Reward: reward, Done: info.Done,
+		Discrete: a.discrete, Observation: ObservationJSONWith(obs, cmp.Or(a.POVFormat, POVBase64)), Reward: reward, Done: info.Done,
 		Info: map[string]any{"max_int": info.MaxInt, "target_size": info.TargetSize,
 			"right": info.Right, "wrong": info.Wrong, "completed": info.Completed}}
-	// One line per message, written as is: "<Architect>" stays readable (no \u003c escapes).
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(msg); err != nil {
-		return err
-	}
-	if _, err := a.in.Write(buf.Bytes()); err != nil {
+	if err := a.enc.Encode(msg); err != nil { // one Write of the whole line
 		return fmt.Errorf("agent stopped reading (episode %d step %d): %w", a.episode, info.Step, err)
 	}
 	return nil

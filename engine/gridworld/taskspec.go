@@ -143,28 +143,35 @@ func (d *Dataset) Pinned(pin DatasetPin) (TaskSource, error) {
 		}
 		sessions = keep
 	}
-	if pin.Turn != nil {
-		for _, s := range sessions {
-			if *pin.Turn >= s.Len() {
-				return nil, fmt.Errorf("turn %d: session %s has turns -1 to %d", *pin.Turn, s.SessionID, s.Len()-1)
-			}
-		}
+	if pin.Turn == nil {
+		return &pinnedTasks{sessions: sessions}, nil
 	}
-	return &pinnedTasks{sessions: sessions, turn: pin.Turn}, nil
+	// A pinned turn is one task per session: built once, not at every reset (the same *Task
+	// also keeps the environment's scorer cached).
+	tasks := make([]*Task, len(sessions))
+	for i, s := range sessions {
+		if *pin.Turn >= s.Len() {
+			return nil, fmt.Errorf("turn %d: session %s has turns -1 to %d", *pin.Turn, s.SessionID, s.Len()-1)
+		}
+		t, err := s.TaskAt(*pin.Turn)
+		if err != nil {
+			return nil, err
+		}
+		tasks[i] = t
+	}
+	if len(tasks) == 1 {
+		return FixedTask{Task: tasks[0]}, nil
+	}
+	return &CustomTasks{Tasks: tasks}, nil
 }
 
-type pinnedTasks struct {
-	sessions []*Session
-	turn     *int
-}
+// pinnedTasks draws a random session of a pinned selection and a random turn of it.
+type pinnedTasks struct{ sessions []*Session }
 
 func (p *pinnedTasks) NextTask(rng *rand.Rand) (*Task, error) {
 	s := p.sessions[0]
 	if len(p.sessions) > 1 {
 		s = p.sessions[rng.IntN(len(p.sessions))]
-	}
-	if p.turn != nil {
-		return s.TaskAt(*p.turn)
 	}
 	return s.NextTask(rng)
 }

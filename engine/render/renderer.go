@@ -139,7 +139,7 @@ func New(opts Options) (r *Renderer, err error) {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return nil, ErrNoDisplay
 	}
-	r = &Renderer{opts: opts}
+	r = &Renderer{opts: opts, lastKind: CameraKind(-1)} // the first RenderInto sets the camera kind's state
 	// The error returns below set the result r to nil before this cleanup runs: keep our own
 	// reference so that a half-made renderer (its window, its framebuffers) is destroyed.
 	self := r
@@ -203,12 +203,10 @@ func New(opts Options) (r *Renderer, err error) {
 
 	r.atlas = texture.NewTexture2DFromRGBA(Atlas())
 	r.atlas.SetMagFilter(gls.NEAREST)
-	r.atlas.SetMinFilter(gls.NEAREST)
 	r.atlas.SetWrapS(gls.CLAMP_TO_EDGE)
 	r.atlas.SetWrapT(gls.CLAMP_TO_EDGE)
 
 	r.opaqueMat = newVoxMaterial(r.atlas, [4]float32{1, 1, 1, 1}, false)
-	r.opaqueMat.SetSide(material.SideDouble) // r.lastKind starts as FirstPerson: see RenderInto
 	r.groundMat = newVoxMaterial(r.atlas, [4]float32{1, 1, 1, 1}, false)
 	r.groundMat.SetShader(groundProgramName)
 	r.ghostMat = newVoxMaterial(r.atlas, [4]float32{1.15, 1.15, 1.15, 0.42}, true)

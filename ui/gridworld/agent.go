@@ -49,7 +49,7 @@ func (g *Workspace) chooseAgent() {
 // runAgent lets an agent play n episodes in a separate environment on the current task
 // source, plotting the rewards live and storing every episode.
 func (g *Workspace) runAgent(command string, n, maxSteps int) error {
-	cfg, err := g.agentConfig(maxSteps)
+	cfg, err := g.agentConfig(maxSteps, g.envOpts.POV && command != "random")
 	if err != nil {
 		g.setStatus(err.Error())
 		workspace.ShowError(g.host.Window(), err)
@@ -69,9 +69,7 @@ func (g *Workspace) runAgent(command string, n, maxSteps int) error {
 			g.setStatus(err.Error())
 			return err
 		}
-		if cfg.Render {
-			pa.POVFormat = gridworld.POVFormat(g.envOpts.POVFormat)
-		}
+		pa.POVFormat = gridworld.POVFormat(g.envOpts.POVFormat) // sent when a pov is rendered
 		agent = pa
 	}
 	g.totalsPlot.Show()

@@ -82,25 +82,22 @@ type POVSource interface {
 }
 
 // uiPOV draws an agent's pov from the agent run's goroutine on the UI thread, where OpenGL
-// lives, and hands back a copy.
+// lives.
 type uiPOV struct{ inner gridworld.POVRenderer }
 
 func (u uiPOV) RenderPOV(s *gridworld.State, w, h int) (img *image.RGBA, err error) {
-	fyne.DoAndWait(func() {
-		var got *image.RGBA
-		if got, err = u.inner.RenderPOV(s, w, h); err == nil {
-			img = image.NewRGBA(got.Rect)
-			copy(img.Pix, got.Pix)
-		}
-	})
+	// The image may be reused by the next call (POVRenderer's contract): the agent's message is
+	// written before the run steps again, and DoAndWait hands the frame over safely.
+	fyne.DoAndWait(func() { img, err = u.inner.RenderPOV(s, w, h) })
 	return img, err
 }
 
-// agentConfig is the configuration of an agent run: the settings, and the pov when asked for.
-func (g *Workspace) agentConfig(maxSteps int) (gridworld.Config, error) {
+// agentConfig is the configuration of an agent run: the settings, and the pov when asked for
+// and the agent can read it (the random agent does not look).
+func (g *Workspace) agentConfig(maxSteps int, pov bool) (gridworld.Config, error) {
 	cfg := g.config()
 	cfg.MaxSteps = maxSteps
-	if g.envOpts.POV {
+	if pov {
 		g.ensureRenderer()
 		src, ok := g.renderer.(POVSource)
 		if !ok {

@@ -567,7 +567,7 @@ func TestGridworldEnvironmentSettings(t *testing.T) {
 	o := g.envOpts
 	o.POV, o.POVWidth, o.POVHeight, o.POVFormat = true, 16, 8, "list"
 	g.setEnvOptions(o)
-	if err := g.runAgent("random", 1, 3); err == nil || !strings.Contains(err.Error(), "needs the 3D renderer") {
+	if err := g.runAgent("cat >/dev/null", 1, 3); err == nil || !strings.Contains(err.Error(), "needs the 3D renderer") {
 		t.Fatalf("pov with the map renderer: %v", err)
 	}
 	// with one: the agent gets the target grid and the pov, in the chosen form and size
