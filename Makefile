@@ -36,8 +36,7 @@ test:
 	GO=$(GO) scripts/check-imports.sh
 	AGENTDESK_REQUIRE_BROWSER=1 xvfb-run -a $(GO) test -count=1 ./...
 	AGENTDESK_REQUIRE_BROWSER=1 $(GO) test -count=1 -race ./store/... ./engine/... ./ui/...
-	$(MAKE) pytest
-	$(MAKE) wheel
+	$(MAKE) pytest wheel
 	GO=$(GO) LDFLAGS='$(LDFLAGS)' scripts/ui-tour.sh ui-tour 1024x700 1920x1080
 
 # The gridworld engine as a shared library, next to the Python package that loads it.

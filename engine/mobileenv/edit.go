@@ -123,15 +123,6 @@ func pyQuote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }
 
-// modifierArity is the number of parameters of each known modifier (-1: any, ignored).
-var modifierArity = map[string]int{
-	"delete":              2,
-	"instructionize":      2,
-	"rewardize":           2,
-	"remove":              -1,
-	"auto_instructionize": 0,
-}
-
 // modifierSignature is each modifier function's parameters in the original: the modifier's
 // own, then the two the tool passes after them (functools.partial(f, *params)(local_dict,
 // trajectory)). Python names them when a call has too few arguments.
@@ -151,8 +142,8 @@ func arityError(name string, nParams int) error {
 		return nil
 	}
 	if given > len(sig) {
-		return &PyError{"TypeError", fmt.Sprintf("%s() takes %d positional argument%s but %d %s given",
-			name, len(sig), plural(len(sig)), given, map[bool]string{true: "was", false: "were"}[given == 1])}
+		return &PyError{"TypeError", fmt.Sprintf("%s() takes %d positional argument%s but %d were given",
+			name, len(sig), plural(len(sig)), given)} // given > len(sig) >= 2
 	}
 	missing := sig[given:]
 	quoted := make([]string, len(missing))
@@ -560,7 +551,7 @@ func (m *Modifier) check(trajs *List) error {
 		}
 		return nil
 	}
-	if _, ok := modifierArity[m.Name]; !ok {
+	if _, ok := modifierSignature[m.Name]; !ok {
 		return &PyError{"KeyError", pyQuote(m.Name)}
 	}
 	if m.Traj, err = PyInt(m.Index); err != nil {

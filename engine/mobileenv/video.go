@@ -46,10 +46,6 @@ type VideoOptions struct {
 // an ffmpeg run it interrupts leaves no video file (a partial one is removed). The videos
 // returned are complete.
 func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([]string, error) {
-	folders, err := VisualizeContext(ctx, pklPath, videoPath, opts.VisualizeOptions)
-	if err != nil {
-		return nil, err
-	}
 	fps := opts.FPS
 	if fps <= 0 {
 		fps = 2
@@ -69,6 +65,15 @@ func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([
 			format = "mp4"
 		}
 	}
+	if format != "mp4" && format != "gif" {
+		return nil, fmt.Errorf("unknown video format %q", format)
+	}
+	// Drawn only once the format and ffmpeg are known: a missing ffmpeg used to be found after
+	// every frame was written, leaving folders that make the next run fail.
+	folders, err := VisualizeContext(ctx, pklPath, videoPath, opts.VisualizeOptions)
+	if err != nil {
+		return nil, err
+	}
 	ext := ".jpg"
 	if opts.PNG {
 		ext = ".png"
@@ -81,11 +86,11 @@ func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([
 		if opts.VideoProgress != nil {
 			opts.VideoProgress(i, len(folders))
 		}
+		if _, err := os.Stat(filepath.Join(folder, "1"+ext)); os.IsNotExist(err) {
+			continue // a one-record trajectory has no frames: no video (ffmpeg would fail on it)
+		}
 		switch format {
 		case "mp4":
-			if _, err := os.Stat(filepath.Join(folder, "1"+ext)); os.IsNotExist(err) {
-				continue // a one-record trajectory has no frames; ffmpeg would fail on it
-			}
 			target := folder + ".mp4"
 			pattern := filepath.Join(strings.ReplaceAll(folder, "%", "%%"), "%d"+ext)
 			cmd := exec.CommandContext(ctx, ff, "-y", "-loglevel", "error", "-framerate", fmt.Sprint(fps), "-i", pattern, "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", target)
@@ -103,8 +108,6 @@ func Video(ctx context.Context, pklPath, videoPath string, opts VideoOptions) ([
 				return out, err
 			}
 			out = append(out, target)
-		default:
-			return out, fmt.Errorf("unknown video format %q", format)
 		}
 	}
 	if opts.VideoProgress != nil && len(folders) > 0 {

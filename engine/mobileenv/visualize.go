@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Frame drawing (spec §B.2). The original draws with Pillow 9.4 and Noto Sans CJK Bold (face 0,
@@ -676,7 +677,7 @@ type frameExport struct {
 	failErr error
 	stopErr error // a trajectory could not be started (its folder, or not a list): why
 	stopAt  int   // that trajectory
-	warned  sync.Once
+	warned  atomic.Bool
 	done    int // frames written
 	// cancelErr is ctx's error once a frame or trajectory was skipped because ctx was done
 	cancelErr error
@@ -684,18 +685,16 @@ type frameExport struct {
 
 // warnObservation says once that observations the original rejects are being converted.
 func (x *frameExport) warnObservation(rec *Dict) {
-	if x.opts.Warn == nil || x.opts.Strict {
-		return
+	if x.opts.Warn == nil || x.opts.Strict || x.warned.Load() {
+		return // said once is enough: no check on every later frame
 	}
 	obs, _ := rec.Get("observation")
-	if err := PillowObservationError(obs); err != nil {
-		x.warned.Do(func() {
-			what := TypeName(obs)
-			if a, ok := obs.(*NDArray); ok {
-				what = fmt.Sprintf("%s arrays of shape %v", numpyTypestr(a.DType), a.Shape)
-			}
-			fmt.Fprintf(x.opts.Warn, "warning: the observations are %s, which the original visualiser rejects (%s); converted to 8-bit RGB (--compat refuses them as it does)\n", what, PyErrorLine(err))
-		})
+	if err := PillowObservationError(obs); err != nil && x.warned.CompareAndSwap(false, true) {
+		what := TypeName(obs)
+		if a, ok := obs.(*NDArray); ok {
+			what = fmt.Sprintf("%s arrays of shape %v", numpyTypestr(a.DType), a.Shape)
+		}
+		fmt.Fprintf(x.opts.Warn, "warning: the observations are %s, which the original visualiser rejects (%s); converted to 8-bit RGB (--compat refuses them as it does)\n", what, PyErrorLine(err))
 	}
 }
 
