@@ -57,11 +57,6 @@ func (e *PartialImportError) Error() string {
 
 func (e *PartialImportError) Unwrap() error { return e.Err }
 
-// KeptAfterCancel says what a cancelled import left (for the UI's cancellation note).
-func (e *PartialImportError) KeptAfterCancel() string {
-	return fmt.Sprintf("The %d episodes stored before stay; importing %s again resumes after them.", e.Episodes, e.Root)
-}
-
 // DefaultChunkEpisodes is the episodes a transaction of a large GUI Odyssey import stores
 // (about 300 MB of store, a write-ahead log of the same order).
 const DefaultChunkEpisodes = 20000
@@ -170,12 +165,14 @@ func (im *importer) warn(format string, args ...any) {
 	im.res.Warnings = append(im.res.Warnings, fmt.Sprintf(format, args...))
 }
 
-// ImportOdyssey imports a GUI Odyssey dataset folder (see odyssey.OpenDataset) in one
-// transaction: every episode with its steps and facets, and the official splits. Episodes
+// ImportOdyssey imports a GUI Odyssey dataset folder (see odyssey.OpenDataset): every episode
+// with its steps and facets, and the official splits, in one transaction, or in chunks when the
+// dataset is larger than opts.ChunkEpisodes. Episodes
 // already in the store (same id) are replaced, keeping their store id, so splits and scores
 // that name them survive. Files whose content was imported before are skipped unless
 // opts.Force, so importing the same folder twice changes nothing. When ctx is cancelled or a
-// file is malformed, the store is left exactly as it was and the error says where (a
+// file is malformed, the store is left as it was before the current transaction (a chunked
+// import keeps its earlier chunks: a *PartialImportError) and the error says where (a
 // *odyssey.PosError for bad content).
 func (s *Store) ImportOdyssey(ctx context.Context, ds *odyssey.Dataset, opts OdysseyImportOptions) (OdysseyImportResult, error) {
 	start := time.Now()

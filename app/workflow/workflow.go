@@ -9,6 +9,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ type ImportOptions struct {
 	FillFromAllFile bool
 }
 
-// ImportDataset imports the GUI Odyssey dataset folder dir into st in one transaction
+// ImportDataset imports the GUI Odyssey dataset folder dir into st (store.ImportOdyssey: one transaction, or chunks when large)
 // (cancelled by ctx without a trace), then refreshes the planner's statistics for the
 // Explorer's queries. opts.Progress, when set, hears the phases ("annotations", "splits",
 // "commit"); before them the folder is looked at.
@@ -140,6 +141,12 @@ func (w Workflows) ImportOdysseyFolder(ctx context.Context, dir string, progress
 		opts.Progress = func(p store.OdysseyProgress) { progress(p.Phase, p.Done, p.Total) }
 	}
 	im, err := ImportDataset(ctx, w.Store, dir, opts)
+	var partial *store.PartialImportError
+	if errors.Is(err, context.Canceled) && errors.As(err, &partial) {
+		// a chunked import cancelled after some chunks: not nothing, and the same import resumes
+		return fmt.Sprintf("Cancelled. The %d episodes stored before stay; importing %s again resumes after them.",
+			partial.Episodes, partial.Root), nil, nil
+	}
 	if err != nil {
 		return "", nil, err
 	}

@@ -48,7 +48,7 @@ type Store interface {
 	// ExportSplitFile writes a split in the official split-file format.
 	ExportSplitFile(ctx context.Context, name, path string) error
 
-	// ImportOdysseyFolder imports a GUI Odyssey dataset folder in one transaction, reporting
+	// ImportOdysseyFolder imports a GUI Odyssey dataset folder (in one transaction, or in chunks when it is large), reporting
 	// progress; it returns a summary and the warnings.
 	ImportOdysseyFolder(ctx context.Context, dir string, progress func(phase string, done, total int)) (string, []string, error)
 	// ExportEpisodes writes the selection's GUI Odyssey episodes as JSONL or original files.

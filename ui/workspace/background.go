@@ -136,10 +136,7 @@ func StartWithProgress[T any](h Host, title string, work func(ctx context.Contex
 			dlg.Hide()
 		}
 		if w := h.Window(); w != nil && err != nil {
-			var kept interface{ KeptAfterCancel() string } // work committed in parts (a chunked import)
-			if errors.Is(err, context.Canceled) && errors.As(err, &kept) {
-				dialog.ShowInformation(title, "Cancelled. "+kept.KeptAfterCancel(), w)
-			} else if errors.Is(err, context.Canceled) {
+			if errors.Is(err, context.Canceled) {
 				dialog.ShowInformation(title, "Cancelled. Nothing was changed.", w)
 			} else {
 				ShowError(w, err)
