@@ -313,10 +313,20 @@ func dumpsFound(pattern, from, to string) string {
 	if b-a >= 5000 {
 		return fmt.Sprintf("%d numbers: the files are looked for when the resave runs.", b-a+1)
 	}
+	// One listing of the folder instead of a stat per number (this runs at each keystroke);
+	// a pattern with the number in its folder part falls back to a stat.
+	first, _ := mobileenv.PyFormatInt(pattern, a)
+	dir := filepath.Dir(first)
+	inDir := map[string]bool{}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			inDir[e.Name()] = !e.IsDir()
+		}
+	}
 	var names []string
 	for i := a; i <= b; i++ {
 		name, _ := mobileenv.PyFormatInt(pattern, i)
-		if fileExists(name) {
+		if filepath.Dir(name) == dir && inDir[filepath.Base(name)] || filepath.Dir(name) != dir && fileExists(name) {
 			names = append(names, filepath.Base(name))
 		}
 	}
