@@ -2,7 +2,6 @@ package evaluation
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -391,11 +390,14 @@ func (c *composer) loadEntry(e defaultEntry, opt, group, parentPkg, parent strin
 		}
 		return nil, nil
 	}
+	header := "" // the file's own "# @package" line, read once (load reads the file itself)
+	if data, err := limits.ReadFile(path, limits.Config); err == nil {
+		header = packageHeader(data)
+	}
 	pkg := e.pkg
 	if pkg == "" && e.group == "" {
 		// a config named without a group goes where the configuration naming it goes
-		data, _ := os.ReadFile(path)
-		if packageHeader(data) == "" {
+		if header == "" {
 			pkg = parentPkg
 			if pkg == "" {
 				pkg = "_global_"
@@ -408,9 +410,7 @@ func (c *composer) loadEntry(e defaultEntry, opt, group, parentPkg, parent strin
 	}
 	at := pkg
 	if at == "" {
-		if data, err := os.ReadFile(path); err == nil {
-			at = packageHeader(data)
-		}
+		at = header
 	}
 	if at == "" || at == "_group_" {
 		at = strings.ReplaceAll(childGroup, "/", ".")
