@@ -133,7 +133,7 @@ package-windows:
 # (packaging/windows/test.sh). .ci/run runs it after make test.
 test-windows: package-windows release-bin
 	@scripts/deps.sh wine
-	packaging/windows/test.sh $(DIST) $(BIN) ui-tour/windows
+	packaging/windows/test.sh $(DIST) $(BIN) ui-tour/windows $(APPVER)
 
 # Every release artefact in dist/: the Linux .deb and .tar.xz, the Windows installer and
 # portable exe, the Python wheel, SHA256SUMS and RELEASE-NOTES-VERSION.md to fill in.

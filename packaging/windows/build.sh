@@ -4,7 +4,7 @@
 # both with the app icon and version information, and the NSIS installer.
 # Usage: packaging/windows/build.sh APPVER DIST   (GO, LDFLAGS from the environment)
 # Writes DIST/agentdesk-APPVER-windows-amd64.exe and DIST/agentdesk-APPVER-windows-amd64-setup.exe,
-# and keeps the two programs in DIST/windows/ for the Windows checks (make test-windows).
+# and keeps the console twin in DIST/windows/ for the Windows checks (make test-windows).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ver=$1
@@ -81,7 +81,7 @@ with open(sys.argv[1], "w", newline="\r\n") as f:
         f.write("=" * 72 + "\n%s %s (%s)\n\n%s\n\n" % (m["module"], m.get("version", ""), m.get("license", ""), m.get("text", "").strip()))
 PY
 
-cp "$work/agentdesk.exe" "$work/agentdesk.com" "$work/agentdesk.ico" "$dist/windows/"
+cp "$work/agentdesk.com" "$dist/windows/"
 cp "$work/agentdesk.exe" "$dist/agentdesk-$ver-windows-amd64.exe"
 makensis -V2 -DVERSION="$ver" -DVERSION4="$ver4" -DSRC="$work" \
   -DOUTFILE="$(realpath "$dist")/agentdesk-$ver-windows-amd64-setup.exe" packaging/windows/agentdesk.nsi

@@ -8,7 +8,7 @@
 #   4. the GUI reaches its main window (the ready line), with a screenshot;
 #   5. the installer installs silently per user (files, Start menu, uninstall entry), the
 #      installed app starts, the uninstaller removes it and keeps the user's data.
-# Usage: packaging/windows/test.sh DIST LINUX_BIN SHOTS_DIR
+# Usage: packaging/windows/test.sh DIST LINUX_BIN SHOTS_DIR VERSION
 # Needs wine, Xvfb, mingw (for the two test-only helpers), imagemagick.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,8 +17,11 @@ linux=$(realpath "$2")
 shots=$3
 mkdir -p "$shots"
 shots=$(realpath "$shots")
-win="$dist/windows"
-setup=$(ls "$dist"/agentdesk-*-windows-amd64-setup.exe | head -1)
+ver=$4
+win="$dist/windows" # agentdesk.com, the console twin the installer ships
+setup="$dist/agentdesk-$ver-windows-amd64-setup.exe"
+portable="$dist/agentdesk-$ver-windows-amd64.exe"
+[ -f "$setup" ] && [ -f "$portable" ] || { echo "test-windows: no $setup or $portable (make package-windows)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 export WINEPREFIX="$tmp/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" LANG=C.UTF-8
@@ -62,10 +65,11 @@ same() { # what: the two outputs must be equal
 }
 
 lin version >"$tmp/linux.out"
-wcom version >"$tmp/windows.out"
+wine "$win/agentdesk.com" version >"$tmp/raw.out" 2>"$tmp/stderr"
+if grep -q $'\r' "$tmp/raw.out"; then fail "version: CRLF line endings"; fi
+tr -d '\r' <"$tmp/raw.out" >"$tmp/windows.out"
 same "version"
-if wine "$win/agentdesk.com" version | grep -q $'\r'; then fail "version: CRLF line endings"; fi
-wine "$win/agentdesk.exe" version >"$tmp/gui.out" 2>&1
+wine "$portable" version >"$tmp/gui.out" 2>&1
 tr -d '\r' <"$tmp/gui.out" | diff -q - "$tmp/linux.out" >/dev/null || fail "agentdesk.exe version (redirected) differs"
 ok "version: $(cat "$tmp/linux.out")"
 
@@ -153,7 +157,7 @@ start_gui() { # exe log
 }
 stop_gui() { kill "$app" 2>/dev/null || true; wait "$app" 2>/dev/null || true; app=; wineserver -k 2>/dev/null || true; }
 gt=$(date +%s)
-start_gui "$win/agentdesk.exe" "$tmp/gui.log" || fail "the portable agentdesk.exe did not show its main window within 60 s"
+start_gui "$portable" "$tmp/gui.log" || fail "the portable agentdesk.exe did not show its main window within 60 s"
 sleep 3
 xwd -root -display "$display" | convert xwd:- "png:$shots/portable.png"
 ok "portable agentdesk.exe showed its main window in $(( $(date +%s) - gt )) s; screenshot $shots/portable.png"
@@ -161,7 +165,6 @@ stop_gui
 
 # The installer: silent, per user; the installed app starts with the default store; the
 # uninstaller removes the app and keeps the user's data unless asked (/REMOVEDATA).
-ver=$(basename "$setup" | sed 's/^agentdesk-\([0-9.]*\)-windows.*/\1/')
 wine "$setup" /S /PKL=1 || fail "the installer failed"
 wineserver -w
 inst=$(dirname "$(find "$WINEPREFIX/drive_c/users" -path '*/Programs/Agentdesk/agentdesk.exe' | head -1)")
