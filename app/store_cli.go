@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -82,7 +83,18 @@ func storeCheck(fs *flag.FlagSet) runFunc {
 			return fmt.Errorf("no store at %s: %w", path, err)
 		}
 		// read-only: checking writes nothing, and must not wait for a writer
+		damaged := func(problems []string) error {
+			for _, p := range problems {
+				fmt.Fprintln(e.stdout, p)
+			}
+			return fmt.Errorf("%s is damaged: %d problem(s). Export what can still be read (agentdesk odyssey export, agentdesk eval export), "+
+				"then move the file away and start a new store", path, len(problems))
+		}
 		st, err := store.OpenWith(path, store.Options{ReadOnly: true})
+		if errors.Is(err, store.ErrDamaged) {
+			// damage where even opening reads (the schema, the version): that is the problem found
+			return damaged([]string{"the store cannot be opened: " + err.Error()})
+		}
 		if err != nil {
 			return err
 		}
@@ -96,10 +108,6 @@ func storeCheck(fs *flag.FlagSet) runFunc {
 			fmt.Fprintf(e.stdout, "%s: ok (checked in %v)\n", path, time.Since(start).Round(time.Millisecond))
 			return nil
 		}
-		for _, p := range problems {
-			fmt.Fprintln(e.stdout, p)
-		}
-		return fmt.Errorf("%s is damaged: %d problem(s). Export what can still be read (agentdesk odyssey export, agentdesk eval export), "+
-			"then move the file away and start a new store", path, len(problems))
+		return damaged(problems)
 	}
 }

@@ -112,7 +112,7 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	s := &Store{path: abs, readOnly: readOnly, opts: opts}
 	if readOnly {
 		if err := s.openReadOnly(); err != nil {
-			return nil, err
+			return nil, s.damagedAtOpen(err)
 		}
 	} else {
 		if s.db, err = sql.Open("sqlite", dsn(abs, modeReadWrite)); err != nil {
@@ -127,9 +127,22 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	}
 	if err := s.upgrade(context.Background()); err != nil {
 		s.Close()
-		return nil, err
+		return nil, s.damagedAtOpen(err)
 	}
 	return s, nil
+}
+
+// damagedAtOpen explains an open that failed on damage where opening reads (the schema, the
+// version) as the damaged store it is (ErrDamaged, with what to do), like damage found later.
+func (s *Store) damagedAtOpen(err error) error {
+	if !isCorrupt(err) {
+		return err
+	}
+	s.health.damaged = err.Error()
+	if s.health.checkDue {
+		s.health.damaged += "; it was not closed cleanly last time"
+	}
+	return s.damagedError()
 }
 
 // writable reports whether the store file can be written and its folder can hold the -wal and
