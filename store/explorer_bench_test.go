@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -58,6 +59,19 @@ func explorerBenchStore(b *testing.B) (*Store, []int64) {
 	if err := s.ForEachMatchingID(ctx, episode.Filter{}, func(p []int64) error { ids = append(ids, p...); return nil }); err != nil {
 		b.Fatal(err)
 	}
+	if os.Getenv("AGENTDESK_EXPLORER_INDEX") != "sql" { // as the Explorer does when it opens
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		t0 := time.Now()
+		if err := s.PrepareExplorer(ctx); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		b.Logf("memory index of %d episodes made in %v, %.1f MB of heap", len(ids), time.Since(t0).Round(time.Millisecond),
+			float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc))/1e6)
+	}
 	return s, ids
 }
 
@@ -73,6 +87,9 @@ func explorerBenchStore(b *testing.B) (*Store, []int64) {
 //
 // AGENTDESK_EXPLORER_DATASET=DIR keeps the generated dataset (with zipped screenshots) in DIR
 // and reuses it; AGENTDESK_EXPLORER_STORE=PATH keeps the store, for measuring the app on it.
+// The queries use the memory index the Explorer makes when it opens (explorer_index.go);
+// AGENTDESK_EXPLORER_INDEX=sql measures SQL alone; AGENTDESK_EXPLORER_COLD_SEARCH=1 makes
+// every search afresh (the index keeps the last few searches' matches and rankings).
 func BenchmarkExplorer(b *testing.B) {
 	ctx := context.Background()
 	s, ids := explorerBenchStore(b)
@@ -190,7 +207,11 @@ func BenchmarkExplorer(b *testing.B) {
 	b.Run("fts", func(b *testing.B) {
 		// A search as typed: count and the first page, by relevance or by a column, alone or
 		// with other conditions.
+		cold := os.Getenv("AGENTDESK_EXPLORER_COLD_SEARCH") != ""
 		measure(b, func() error {
+			if idx := s.explorerIndex(ctx); cold && idx != nil {
+				idx.texts = nil // every search afresh: none of the recent searches kept
+			}
 			f := episode.Filter{Text: randomText()}
 			if r.IntN(2) == 0 {
 				g := randomFilter()

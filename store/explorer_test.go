@@ -136,10 +136,90 @@ var explorerFilters = []episode.Filter{
 	{Text: "Recipe", Split: "random", Part: "train", MaxSteps: 12},
 	{Text: "zzznothing"},
 	{MinSteps: 20},
+	{Source: "nosuch"},
+	{Split: "random", Part: "validation"},
+	{Facets: map[string][]string{episode.FacetCategory: {"NoSuchCategory"}}},
+	{MaxSteps: 8, Facets: map[string][]string{episode.FacetDevice: {"Pixel Fold"}}},
 }
 
 func TestExplorerCountAndPagesAgreeWithOracle(t *testing.T) {
 	fx := newExplorerFixture(t)
+	t.Run("sql", func(t *testing.T) { checkExplorerAgainstOracle(t, fx) })
+	t.Run("memory index", func(t *testing.T) {
+		if err := fx.s.PrepareExplorer(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if fx.s.explorerIndex(context.Background()) == nil {
+			t.Fatal("no memory index after PrepareExplorer")
+		}
+		checkExplorerAgainstOracle(t, fx)
+	})
+}
+
+// The memory index follows the store: a change made through this Store, or by another process,
+// drops it (queries go to SQL until it is made again), and the answers stay the oracle's.
+func TestExplorerIndexFollowsChanges(t *testing.T) {
+	fx := newExplorerFixture(t)
+	ctx := context.Background()
+	if err := fx.s.PrepareExplorer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, err := fx.s.CountMatching(ctx, episode.Filter{Text: "tower"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &episode.Episode{Source: episode.SourceGridworld, ExternalID: "late", Task: "tower of late blocks"}
+	e.Steps = []episode.Step{{Index: 0, Action: episode.Action{Kind: "forward"}}}
+	if err := fx.s.SaveEpisode(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if fx.s.explorerIndex(ctx) != nil {
+		t.Fatal("the memory index outlived a write of this store")
+	}
+	after, err := fx.s.CountMatching(ctx, episode.Filter{Text: "tower"})
+	if err != nil || after != before+1 {
+		t.Fatalf("count after a new episode: %d (%v), want %d", after, err, before+1)
+	}
+	if err := fx.s.PrepareExplorer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Another process (another Store on the same file) makes a split.
+	other, err := Open(fx.s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.CreateSplitFromFilter(ctx, "towers", "all", episode.Filter{Text: "tower"}); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if fx.s.explorerIndex(ctx) != nil {
+		t.Fatal("the memory index outlived another process's write")
+	}
+	if err := fx.s.PrepareExplorer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := fx.s.CountMatching(ctx, episode.Filter{Split: "towers"})
+	if err != nil || n != after {
+		t.Fatalf("split made by another process: %d members (%v), want %d", n, err, after)
+	}
+	fx.all = nil
+	sums, err := fx.s.Episodes(ctx, episode.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sum := range sums {
+		e, err := fx.s.Episode(ctx, sum.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.CreatedAt = sum.CreatedAt
+		fx.all = append(fx.all, e)
+	}
+	sort.Slice(fx.all, func(i, j int) bool { return fx.all[i].ID < fx.all[j].ID })
+	checkExplorerAgainstOracle(t, fx)
+}
+
+func checkExplorerAgainstOracle(t *testing.T, fx *explorerFixture) {
 	ctx := context.Background()
 	sorts := []episode.Sort{{Key: episode.SortID}, {Key: episode.SortSteps, Desc: true}, {Key: episode.SortReward},
 		{Key: episode.SortSource, Desc: true}, {Key: episode.SortCreated}, {Key: episode.SortEpisode, Desc: true}, {Key: episode.SortTask}}
@@ -192,7 +272,7 @@ func TestExplorerCountAndPagesAgreeWithOracle(t *testing.T) {
 				t.Errorf("%s sorted by %v: order of %d ids, oracle %d", f.Describe(), srt, len(order), len(wantIDs))
 			}
 			if len(order) > 7 {
-				rows, err := fx.s.EpisodeRows(ctx, order[7:14], f.Text)
+				rows, err := fx.s.EpisodeRows(ctx, order[7:min(14, len(order))], f.Text)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -272,14 +352,137 @@ func TestExplorerPageCarriesFacetsAndMarksMatches(t *testing.T) {
 	if err != nil || len(plain) != 3 || plain[0].TaskMarked != "" {
 		t.Fatalf("plain page %+v, %v", plain, err)
 	}
-	// Whatever a user types is a valid query.
-	for _, q := range []string{`"`, `a AND`, `(`, `*`, `NEAR(`, `-x`, `tok'yo`, `: ^`, `ü`} {
-		if _, err := fx.s.CountMatching(ctx, episode.Filter{Text: q}); err != nil {
-			t.Errorf("text %q: %v", q, err)
+	// Whatever a user types is a valid query, with SQL alone and with the memory index.
+	for _, index := range []bool{false, true} {
+		if index {
+			if err := fx.s.PrepareExplorer(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if _, err := fx.s.MatchingPage(ctx, episode.Filter{Text: q}, episode.Sort{Key: episode.SortRelevance}, 0, 5); err != nil {
-			t.Errorf("text %q page: %v", q, err)
+		for _, q := range []string{`"`, `a AND`, `(`, `*`, `NEAR(`, `-x`, `tok'yo`, `tok''yo'`, `: ^`, `ü`} {
+			if _, err := fx.s.CountMatching(ctx, episode.Filter{Text: q}); err != nil {
+				t.Errorf("text %q (index %v): %v", q, index, err)
+			}
+			if _, err := fx.s.MatchingPage(ctx, episode.Filter{Text: q}, episode.Sort{Key: episode.SortRelevance}, 0, 5); err != nil {
+				t.Errorf("text %q page (index %v): %v", q, index, err)
+			}
 		}
+	}
+}
+
+// The memory index's searches (common terms' sets, rare terms and prefixes through FTS5, words
+// that are not plain ASCII through FTS5 as a whole) match what FTS5 matches, whichever terms are
+// common.
+func TestExplorerIndexSearchesMatchFTS5(t *testing.T) {
+	fx := newExplorerFixture(t)
+	ctx := context.Background()
+	texts := []string{"ü", "Café", "zzz", "tokyo wea", "the ", "tok'yo", "a", "Recipe bre", "x9"}
+	seen := map[string]bool{}
+	for _, e := range fx.all[:60] {
+		for _, w := range strings.FieldsFunc(e.Task+" "+e.Instruction, notWord) {
+			for _, t := range []string{w, w + " ", w[:max(1, len(w)/2)], strings.ToUpper(w[:1])} {
+				if !seen[t] {
+					seen[t] = true
+					texts = append(texts, t)
+				}
+			}
+		}
+	}
+	defer func(a, b, c int) { frequentTerm, frequentTerms, rareTermsAtOnce = a, b, c }(frequentTerm, frequentTerms, rareTermsAtOnce)
+	for _, cfg := range [][3]int{{32, 1024, 256}, {1, 1 << 20, 256}, {1 << 30, 1024, 256}, {8, 5, 2}} {
+		frequentTerm, frequentTerms, rareTermsAtOnce = cfg[0], cfg[1], cfg[2]
+		fx.s.explorer.close()
+		if err := fx.s.PrepareExplorer(ctx); err != nil {
+			t.Fatal(err)
+		}
+		idx := fx.s.explorerIndex(ctx)
+		if idx == nil || len(idx.vocab) == 0 {
+			t.Fatalf("%v: no index or no vocabulary", cfg)
+		}
+		t.Logf("%v: %d terms, %d kept as sets; %d searches", cfg, len(idx.vocab), len(idx.frequent), len(texts))
+		for _, text := range texts {
+			want, err := fx.s.reader.CountMatching(ctx, episode.Filter{Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fx.s.CountMatching(ctx, episode.Filter{Text: text})
+			if err != nil || got != want {
+				t.Fatalf("%v: search %q: %d (%v), FTS5 %d", cfg, text, got, err, want)
+			}
+		}
+	}
+}
+
+// A search with more matches (times its words) than RelevanceLimit is listed in store order when relevance is
+// asked for (and RelevanceRanked says so); one with fewer is ranked by FTS5.
+func TestExplorerRelevanceLimit(t *testing.T) {
+	fx := newExplorerFixture(t)
+	ctx := context.Background()
+	defer func(n int) { RelevanceLimit = n }(RelevanceLimit)
+	ranked := func(f episode.Filter) []int64 { // FTS5's ranking, unbounded (the reader's own)
+		rows, err := fx.s.reader.MatchingPage(ctx, f, episode.Sort{Key: episode.SortRelevance}, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, r := range rows {
+			ids = append(ids, r.ID)
+		}
+		return ids
+	}
+	f := episode.Filter{Text: "tokyo"}
+	all := ranked(f)
+	if len(all) < 4 || slices.IsSorted(all) {
+		t.Fatalf("the fixture's matches of tokyo (%d) are too few, or ranked in store order", len(all))
+	}
+	for _, index := range []bool{false, true} {
+		if index {
+			if err := fx.s.PrepareExplorer(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, limit := range []int{len(all), len(all) - 1} {
+			RelevanceLimit = limit
+			ok, n, err := fx.s.RelevanceRanked(ctx, f)
+			if err != nil || n != len(all) || ok != (limit >= len(all)) {
+				t.Fatalf("limit %d (index %v): RelevanceRanked %v %d %v", limit, index, ok, n, err)
+			}
+			want := all
+			if !ok {
+				want = slices.Sorted(slices.Values(all))
+			}
+			got, err := fx.s.SortedIDs(ctx, f, episode.Sort{Key: episode.SortRelevance})
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("limit %d (index %v): listing %v (%v), want %v", limit, index, got, err, want)
+			}
+			page, err := fx.s.MatchingPage(ctx, f, episode.Sort{Key: episode.SortRelevance}, 1, 2)
+			if err != nil || len(page) != 2 || page[0].ID != want[1] || page[1].ID != want[2] {
+				t.Fatalf("limit %d (index %v): page %+v (%v)", limit, index, page, err)
+			}
+		}
+	}
+	// Ranked listings with other conditions, both directions, as SQL ranks them.
+	RelevanceLimit = 10000
+	for _, g := range []episode.Filter{{Text: "tokyo", Split: "random", Part: "train"}, {Text: "Recipe", MaxSteps: 12},
+		{Text: "banana bre", Facets: map[string][]string{episode.FacetCategory: {"Web_Shopping", "Multi_Apps"}}}} {
+		for _, desc := range []bool{false, true} {
+			srt := episode.Sort{Key: episode.SortRelevance, Desc: desc}
+			want, err := fx.s.reader.SortedIDs(ctx, g, srt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fx.s.SortedIDs(ctx, g, srt)
+			if err != nil || !slices.Equal(got, want) || len(want) < 2 {
+				t.Fatalf("%s by relevance (desc %v): %v (%v), SQL %v", g.Describe(), desc, got, err, want)
+			}
+			page, err := fx.s.MatchingPage(ctx, g, srt, 1, 3)
+			if err != nil || len(page) == 0 || page[0].ID != want[1] {
+				t.Fatalf("%s by relevance (desc %v), page from 1: %+v (%v)", g.Describe(), desc, page, err)
+			}
+		}
+	}
+	if ok, n, err := fx.s.RelevanceRanked(ctx, episode.Filter{Source: "odyssey"}); ok || n != 0 || err != nil {
+		t.Fatalf("no text: %v %d %v", ok, n, err)
 	}
 }
 

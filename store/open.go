@@ -30,6 +30,9 @@ type Store struct {
 	// group shares transactions among small writes made at once (UpdateGrouped).
 	group grouper
 
+	// explorer is the Explorer's memory index (explorer_index.go).
+	explorer explorerIndexer
+
 	health struct {
 		sync.Mutex
 		checkDue bool   // the store was not closed cleanly: quick check before the first write
@@ -75,6 +78,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Close closes the store; a clean close is what tells the next Open that no check is due.
 func (s *Store) Close() error {
 	s.stopGroup()
+	s.explorer.close()
 	err := s.db.Close()
 	if s.marker != nil {
 		s.marker.remove()

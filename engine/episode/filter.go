@@ -108,7 +108,7 @@ func (f Filter) Describe() string {
 // results follow the typing. Punctuation separates words, as FTS5's unicode61 tokenizer does.
 // It returns "" when there is no word.
 func TextQuery(s string) string {
-	words := strings.FieldsFunc(s, notWordRune)
+	words, prefix := TextWords(s)
 	if len(words) == 0 {
 		return ""
 	}
@@ -118,11 +118,18 @@ func TextQuery(s string) string {
 			b.WriteByte(' ')
 		}
 		b.WriteString(`"` + w + `"`)
-		if i == len(words)-1 && !endsWithSpace(s) {
+		if i == len(words)-1 && prefix {
 			b.WriteByte('*')
 		}
 	}
 	return b.String()
+}
+
+// TextWords splits what a user typed into the words TextQuery searches for (each must occur),
+// and whether the last one is a prefix (it is unless the text ends with a space).
+func TextWords(s string) (words []string, lastIsPrefix bool) {
+	words = strings.FieldsFunc(s, notWordRune)
+	return words, len(words) > 0 && !endsWithSpace(s)
 }
 
 func endsWithSpace(s string) bool {

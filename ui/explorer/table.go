@@ -72,8 +72,7 @@ func (x *Workspace) buildTable() {
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.Truncation = fyne.TextTruncateEllipsis
-			rt := widget.NewRichText()
-			rt.Truncation = fyne.TextTruncateEllipsis
+			rt := widgets.NewLineText() // marked matches, cut to the cell
 			rt.Hide()
 			return container.NewStack(l, rt)
 		},
@@ -133,7 +132,7 @@ func (x *Workspace) sortBy(k episode.SortKey) {
 
 func (x *Workspace) updateCell(id widget.TableCellID, c *fyne.Container) {
 	l := c.Objects[0].(*widget.Label)
-	rt := c.Objects[1].(*widget.RichText)
+	rt := c.Objects[1].(*widgets.LineText)
 	r, ok := x.row(id.Row)
 	if !ok {
 		l.SetText("…")
@@ -150,8 +149,7 @@ func (x *Workspace) updateCell(id widget.TableCellID, c *fyne.Container) {
 		marked = r.MetaTaskMarked
 	}
 	if marked != "" {
-		rt.Segments = markedSegments(marked, false)
-		rt.Refresh()
+		rt.SetSegments(markedSegments(marked, false))
 		rt.Show()
 		l.Hide()
 		return
@@ -302,17 +300,27 @@ func (x *Workspace) loadPage(page int) {
 	returned = true
 }
 
+// relevanceRanker is what a store that bounds relevance ranking tells (store.RelevanceLimit).
+type relevanceRanker interface {
+	RelevanceRanked(ctx context.Context, f episode.Filter) (ranked bool, matches int, err error)
+}
+
 // reload counts the selection and shows it from the top.
 func (x *Workspace) reload() {
 	x.gen++
 	gen, f, st := x.gen, x.filter, x.st
 	x.pages, x.loading, x.order, x.listing = map[int][]episode.Row{}, map[int]bool{}, nil, &listingOrder{}
 	x.status.SetText("Counting…")
-	var n int
+	var n, textMatches int
 	var err error
+	ranked := true
 	start := time.Now()
+	relevance := x.sort.Key == episode.SortRelevance
 	workspace.Run(x.host, nil, func(context.Context) {
 		n, err = st.CountMatching(context.Background(), f)
+		if rr, ok := st.(relevanceRanker); ok && err == nil && relevance {
+			ranked, textMatches, err = rr.RelevanceRanked(context.Background(), f)
+		}
 	}, func() {
 		if gen != x.gen {
 			return
@@ -339,7 +347,11 @@ func (x *Workspace) reload() {
 			x.status.SetText(fmt.Sprintf("%s in the store", widgets.Plural(n, "episode")))
 		default:
 			order := ""
-			if x.sort.Key == episode.SortRelevance {
+			switch {
+			case relevance && !ranked:
+				order = fmt.Sprintf(", in store order: the search matches %s, too many to rank by relevance (narrow it, or tap a column to sort by it)",
+					widgets.Plural(textMatches, "episode"))
+			case relevance:
 				order = ", best matches first (tap a column to sort by it)"
 			}
 			x.status.SetText(fmt.Sprintf("%s match (%s)%s · %d ms", widgets.Plural(n, "episode"), f.Describe(), order, took.Milliseconds()))

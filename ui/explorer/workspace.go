@@ -116,7 +116,13 @@ func New(h workspace.Host, st Store) *Workspace {
 	x.splits = newExplorerSplits(x)
 	x.scoring = newExplorerScoring(x)
 	// Refresh the planner's statistics once the workspace opens (cheap when nothing changed).
-	h.Go(func() { st.OptimizeQueries(context.Background()) })
+	// and make the memory index that answers filters and sorted pages at large sizes.
+	h.Go(func() {
+		st.OptimizeQueries(context.Background())
+		if ix, ok := st.(interface{ StartExplorerIndex() }); ok {
+			ix.StartExplorerIndex()
+		}
+	})
 	x.reload()
 	x.root = x.content()
 	return x

@@ -246,6 +246,35 @@ func selectPrefix(t *testing.T, s *widget.Select, prefix string) {
 	t.Fatalf("no option %q in %v", prefix, s.Options)
 }
 
+// A search too common to rank (store.RelevanceLimit) is listed in store order, and the status
+// line says so; a rarer one is ranked.
+func TestExplorerSaysWhenASearchIsTooCommonToRank(t *testing.T) {
+	test.NewTempApp(t)
+	defer func(n int) { store.RelevanceLimit = n }(store.RelevanceLimit)
+	store.RelevanceLimit = 85
+	_, x, _ := openExplorer(t, wf(bulkStore(t, 300)))
+	x.search.OnSubmitted("tokyo wea") // 43 matches of two words: 86
+	if x.count != 43 || x.sort.Key != episode.SortRelevance {
+		t.Fatalf("search found %d, sorted by %v", x.count, x.sort.Key)
+	}
+	if !strings.Contains(x.status.Text, "in store order: the search matches 43 episodes, too many to rank by relevance") {
+		t.Fatalf("status %q", x.status.Text)
+	}
+	prev := int64(0)
+	for i := 0; i < x.count; i++ {
+		r, _ := x.row(i)
+		if r.ID <= prev {
+			t.Fatalf("row %d: id %d after %d: not in store order", i, r.ID, prev)
+		}
+		prev = r.ID
+	}
+	store.RelevanceLimit = 86
+	x.search.OnSubmitted("tokyo weat")
+	if !strings.Contains(x.status.Text, "best matches first") {
+		t.Fatalf("status %q", x.status.Text)
+	}
+}
+
 func TestExplorerSearchMarksMatchesAndSorts(t *testing.T) {
 	test.NewTempApp(t)
 	_, x, w := openExplorer(t, wf(bulkStore(t, 300)))

@@ -342,7 +342,12 @@ func writeSFNT(version uint32, tags []ot.Tag, tables map[ot.Tag][]byte) []byte {
 		entrySelector++
 	}
 	searchRange := (1 << entrySelector) * 16
+	size := 12 + 16*n
+	for _, tag := range tags {
+		size += (len(tables[tag]) + 3) &^ 3
+	}
 	var out bytes.Buffer
+	out.Grow(size) // exactly: a CJK face is about 16 MB, and growing by doubling kept up to twice that
 	w := func(v any) { _ = binary.Write(&out, binary.BigEndian, v) }
 	w(version)
 	w(uint16(n))
