@@ -17,7 +17,9 @@ import (
 // statistics group covering indexes by it, so no query reads an episode row it does not return
 // and none brings the selection into Go memory. At GUI Odyssey's full size (8,334 episodes) a
 // count or a page costs a few milliseconds (BENCHMARKS.md). explorer_test.go checks every query
-// shape's plan with EXPLAIN QUERY PLAN.
+// shape's plan with EXPLAIN QUERY PLAN. These are the reader's queries (and a Store's until its
+// memory index is ready); at hundreds of thousands of episodes a Store answers the Explorer
+// from that index instead (explorer_index.go).
 
 // descriptiveFacets are the facets shown in the listing and counted in the statistics.
 var descriptiveFacets = []string{episode.FacetCategory, episode.FacetApp, episode.FacetDevice}
