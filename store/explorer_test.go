@@ -421,6 +421,36 @@ func TestExplorerIndexSearchesMatchFTS5(t *testing.T) {
 	}
 }
 
+// A store opened read-only has a memory index too (without the vocabulary, which needs a
+// temporary table: its searches go to FTS5), and it answers as SQL does.
+func TestExplorerIndexOnAReadOnlyStore(t *testing.T) {
+	fx := newExplorerFixture(t)
+	ctx := context.Background()
+	ro, err := OpenWith(fx.s.path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := ro.PrepareExplorer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	idx := ro.explorerIndex(ctx)
+	if idx == nil || len(idx.ids) != len(fx.all) {
+		t.Fatalf("read-only store: index %v", idx)
+	}
+	t.Logf("read-only store: %d terms in the index's vocabulary", len(idx.vocab))
+	for _, f := range explorerFilters {
+		want, err := fx.s.reader.CountMatching(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ro.CountMatching(ctx, f)
+		if err != nil || got != want {
+			t.Fatalf("%s: read-only count %d (%v), SQL %d", f.Describe(), got, err, want)
+		}
+	}
+}
+
 // A search with more matches (times its words) than RelevanceLimit is listed in store order when relevance is
 // asked for (and RelevanceRanked says so); one with fewer is ranked by FTS5.
 func TestExplorerRelevanceLimit(t *testing.T) {
