@@ -16,7 +16,7 @@ import (
 // explorerFixture is a store with 400 synthetic Odyssey episodes, two gridworld episodes, one
 // official split and what the brute-force oracle needs: every episode loaded in full.
 type explorerFixture struct {
-	s   *Store
+	s      *Store
 	all    []*episode.Episode
 	splits map[string]episode.Split // read once by the oracle
 }
