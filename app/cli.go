@@ -207,6 +207,16 @@ func run(args []string, stdout, stderr io.Writer, openGUI GUI) int {
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
+	// AGENTDESK_MEMPROFILE=FILE writes a heap profile when the command ends (what it allocated
+	// and what was live at its last collection).
+	if path := os.Getenv("AGENTDESK_MEMPROFILE"); path != "" {
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	return dispatch(e, root, rest, nil)
 }
 

@@ -131,10 +131,12 @@ type vocabTerm struct {
 
 // frequentTerm is the share of episodes a term must occur in for the index to keep its set
 // (one bit an episode; the least common kept term costs no more than a list of its ids would),
-// and frequentTerms bounds how many are kept (the most common first).
+// and frequentTerms and frequentTermBytes bound how many are kept (the most common first): at
+// most 32 MB of sets, 256 terms at a million episodes.
 var (
-	frequentTerm  = 32
-	frequentTerms = 1024
+	frequentTerm      = 32
+	frequentTerms     = 1024
+	frequentTermBytes = 32 << 20
 )
 
 // rareTermsAtOnce bounds the rare terms of a prefix searched in one FTS5 query ("t1" OR "t2"
@@ -456,7 +458,8 @@ func (idx *explorerIndex) readVocabulary(ctx context.Context, q querier) error {
 	common := slices.Clone(idx.vocab)
 	slices.SortFunc(common, func(a, b vocabTerm) int { return b.docs - a.docs })
 	idx.frequent = map[string]bitset{}
-	for _, t := range common[:min(len(common), frequentTerms)] {
+	keep := min(len(common), frequentTerms, frequentTermBytes/max(1, len(idx.ids)/8))
+	for _, t := range common[:keep] {
 		if t.docs < max(1, len(idx.ids)/frequentTerm) {
 			break
 		}
