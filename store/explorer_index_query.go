@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentdesk/agentdesk/engine/episode"
+)
+
+// The Explorer's queries answered from the memory index (explorer_index.go): a filter is its
+// conditions' sets ANDed, a count their popcount, a sorted page a walk along the key's order.
+
+// selection is the set f selects, or nil when f selects every episode. The full-text condition
+// is included when withText is set (from FTS5, through the cache of recent searches).
+func (idx *explorerIndex) selection(ctx context.Context, q querier, f episode.Filter, withText bool) (bitset, error) {
+	n := len(idx.ids)
+	var sel bitset
+	and := func(b bitset) {
+		if sel == nil {
+			sel = b
+			return
+		}
+		sel.and(b)
+	}
+	one := func(s *posSet) bitset { // a copy as a bit set; an unknown value (nil): nothing
+		b := newBitset(n)
+		s.orInto(b)
+		return b
+	}
+	if f.Source != "" {
+		and(one(idx.sources[f.Source]))
+	}
+	if f.Split != "" {
+		and(one(idx.splits[f.Split][f.Part]))
+	}
+	for _, facet := range f.FacetNames() {
+		u := newBitset(n)
+		for _, v := range f.Facets[facet] {
+			idx.facets[facet][v].orInto(u)
+		}
+		and(u)
+	}
+	if f.MinSteps > 0 || f.MaxSteps > 0 {
+		lo, hi := int32(f.MinSteps), int32(f.MaxSteps)
+		if f.MaxSteps <= 0 || f.MaxSteps > 1<<31-1 {
+			hi = 1<<31 - 1
+		}
+		b := newBitset(n)
+		for p, s := range idx.steps {
+			if s >= lo && s <= hi {
+				b.set(int32(p))
+			}
+		}
+		and(b)
+	}
+	if episode.TextQuery(f.Text) != "" && withText {
+		b, err := idx.textSet(ctx, q, f.Text)
+		if err != nil {
+			return nil, err
+		}
+		if sel == nil {
+			sel = newBitset(n)
+			copy(sel, b) // the cached set stays as it is
+		} else {
+			sel.and(b)
+		}
+	}
+	return sel, nil
+}
+
+// count counts a selection.
+func (idx *explorerIndex) count(sel bitset) int {
+	if sel == nil {
+		return len(idx.ids)
+	}
+	return sel.count()
+}
+
+// listing is the ids of the selection in order s from offset, at most limit of them (limit < 0:
+// all). Relevance is not an order of the index (see MatchingPage).
+func (idx *explorerIndex) listing(sel bitset, s episode.Sort, offset, limit int) []int64 {
+	n := len(idx.ids)
+	order := idx.orders[s.Key] // nil for the store order
+	at := func(i int) int32 {
+		if order == nil {
+			return int32(i)
+		}
+		return order[i]
+	}
+	var out []int64
+	if limit > 0 {
+		out = make([]int64, 0, limit)
+	}
+	for k := 0; k < n; k++ {
+		i := k
+		if s.Desc {
+			i = n - 1 - k
+		}
+		p := at(i)
+		if sel != nil && !sel.has(p) {
+			continue
+		}
+		if offset > 0 {
+			offset--
+			continue
+		}
+		out = append(out, idx.ids[p])
+		if limit >= 0 && len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+// errNoIndex: the memory index is not there (not enabled, being made); SQL answers instead.
+var errNoIndex = errors.New("no explorer index")
+
+// CountMatching counts the episodes f selects (the memory index when it is ready, else SQL).
+func (s *Store) CountMatching(ctx context.Context, f episode.Filter) (int, error) {
+	if idx := s.explorerIndex(ctx); idx != nil {
+		sel, err := idx.selection(ctx, s.db, f, true)
+		if err == nil {
+			return idx.count(sel), nil
+		}
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("count episodes (%s): %w", f.Describe(), err)
+		}
+	}
+	return s.reader.CountMatching(ctx, f)
+}
+
+// MatchingPage reads a page of the listing of f in order s (see reader.MatchingPage); the ids
+// come from the memory index when it is ready, except for a search listed by relevance.
+func (s *Store) MatchingPage(ctx context.Context, f episode.Filter, srt episode.Sort, offset, limit int) ([]episode.Row, error) {
+	srt, err := s.relevanceOrder(ctx, f, srt)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.indexedListing(ctx, f, srt, offset, limit)
+	if err == errNoIndex {
+		return s.reader.MatchingPage(ctx, f, srt, offset, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list episodes (%s): %w", f.Describe(), err)
+	}
+	return s.EpisodeRows(ctx, ids, f.Text)
+}
+
+// SortedIDs lists the whole listing of f in order s (see reader.SortedIDs).
+func (s *Store) SortedIDs(ctx context.Context, f episode.Filter, srt episode.Sort) ([]int64, error) {
+	srt, err := s.relevanceOrder(ctx, f, srt)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.indexedListing(ctx, f, srt, 0, -1)
+	if err == errNoIndex {
+		return s.reader.SortedIDs(ctx, f, srt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list episodes (%s): %w", f.Describe(), err)
+	}
+	return ids, nil
+}
+
+func (s *Store) indexedListing(ctx context.Context, f episode.Filter, srt episode.Sort, offset, limit int) ([]int64, error) {
+	search := episode.TextQuery(f.Text) != ""
+	if srt.Key == episode.SortRelevance && !search {
+		srt.Key = episode.SortID
+	}
+	idx := s.explorerIndex(ctx)
+	if idx == nil {
+		return nil, errNoIndex
+	}
+	sel, err := idx.selection(ctx, s.db, f, true)
+	if err != nil {
+		return nil, err
+	}
+	if srt.Key == episode.SortRelevance {
+		ranked, err := idx.ranked(ctx, s.db, f.Text, srt.Desc)
+		if err != nil {
+			return nil, err
+		}
+		var out []int64
+		for _, p := range ranked {
+			if sel != nil && !sel.has(p) {
+				continue
+			}
+			if offset > 0 {
+				offset--
+				continue
+			}
+			out = append(out, idx.ids[p])
+			if limit >= 0 && len(out) == limit {
+				break
+			}
+		}
+		return out, nil
+	}
+	return idx.listing(sel, srt, offset, limit), nil
+}
