@@ -122,6 +122,11 @@ type explorerIndex struct {
 
 	textMu sync.Mutex
 	texts  []textSet // the last searches, newest last
+
+	// actionSteps counts steps per action kind and episode, read when the statistics are
+	// first asked for (explorer_index_stats.go).
+	actionsMu   sync.Mutex
+	actionSteps map[string][]posCount
 }
 
 // explorerIndexer makes and hands out the index of one Store.

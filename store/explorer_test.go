@@ -526,6 +526,19 @@ func TestExplorerRelevanceLimit(t *testing.T) {
 
 func TestExplorerStatsAgreeWithOracle(t *testing.T) {
 	fx := newExplorerFixture(t)
+	t.Run("sql", func(t *testing.T) { checkStatsAgainstOracle(t, fx) })
+	t.Run("memory index", func(t *testing.T) {
+		if err := fx.s.PrepareExplorer(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		checkStatsAgainstOracle(t, fx)
+		if fx.s.explorerIndex(context.Background()).actionSteps == nil {
+			t.Fatal("the statistics did not come from the memory index")
+		}
+	})
+}
+
+func checkStatsAgainstOracle(t *testing.T, fx *explorerFixture) {
 	ctx := context.Background()
 	for _, f := range explorerFilters {
 		st, err := fx.s.MatchingStats(ctx, f)
