@@ -1,12 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"math/bits"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
@@ -111,7 +111,11 @@ type explorerIndex struct {
 	sources map[string]*posSet
 	facets  map[string]map[string]*posSet // facet → value → episodes
 	splits  map[string]map[string]*posSet // split → part → members; "" → every member
-	orders  map[episode.SortKey][]int32   // positions by the key ascending, ties by id ascending
+	// orders holds positions by a sort key ascending, ties by id ascending: the steps order
+	// from the start, the others once used (ordersMu; see order).
+	ordersMu sync.Mutex
+	orders   map[episode.SortKey][]int32
+	loading  map[episode.SortKey]bool
 
 	// The full-text index's vocabulary (by term), and the episodes of its most common terms
 	// (see frequentTerm): a search for a word that most episodes hold is a bit set here rather
@@ -139,6 +143,12 @@ type explorerIndexer struct {
 	done     chan struct{} // closed when the running build ends
 	stop     context.CancelFunc
 	lastErr  error
+
+	// Sort orders read in the background when first used (Store.loadOrder); close cancels
+	// and waits for them.
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
 }
 
 // PrepareExplorer makes the Explorer's memory index now and keeps it up to date from then on
@@ -151,6 +161,12 @@ func (s *Store) PrepareExplorer(ctx context.Context) error {
 	x.mu.Unlock()
 	for {
 		if idx := s.explorerIndex(ctx); idx != nil {
+			// every sort order now, as the Explorer reads each when first used
+			for key := range sortIndex {
+				if err := s.readOrderNow(ctx, idx, key); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 		x.mu.Lock()
@@ -194,6 +210,9 @@ func (s *Store) explorerIndex(ctx context.Context) *explorerIndex {
 	defer x.mu.Unlock()
 	if !x.enabled {
 		return nil
+	}
+	if x.bgCtx == nil {
+		x.bgCtx, x.bgCancel = context.WithCancel(context.Background())
 	}
 	v, err := x.dataVersion(ctx, s.db)
 	if err != nil {
@@ -245,13 +264,18 @@ func (x *explorerIndexer) dataVersion(ctx context.Context, db *sql.DB) (int64, e
 // close stops a running build and releases the connection (before the pool is closed).
 func (x *explorerIndexer) close() {
 	x.mu.Lock()
-	stop, done := x.stop, x.done
+	stop, done, bgCancel := x.stop, x.done, x.bgCancel
 	x.enabled = false
+	x.bgCtx, x.bgCancel = nil, nil
 	x.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
 	}
+	if bgCancel != nil {
+		bgCancel()
+	}
+	x.bg.Wait()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.conn != nil {
@@ -275,33 +299,43 @@ func (s *Store) buildExplorerIndex(ctx context.Context, version int64) (*explore
 	}
 	defer tx.ExecContext(context.Background(), `ROLLBACK`)
 	idx := &explorerIndex{version: version, sources: map[string]*posSet{}, facets: map[string]map[string]*posSet{},
-		splits: map[string]map[string]*posSet{}, orders: map[episode.SortKey][]int32{}}
+		splits: map[string]map[string]*posSet{}, orders: map[episode.SortKey][]int32{}, loading: map[episode.SortKey]bool{}}
 
-	// Ids and sources from the source index (it holds the id).
+	// Ids and sources from the source index (it holds the id); each source's name once.
 	type idSource struct {
-		id     int64
-		source string
+		id  int64
+		src uint32
 	}
 	var all []idSource
+	var names []string
+	nameAt := map[string]uint32{}
 	if err := scanRows(ctx, tx, `SELECT id, source FROM episodes INDEXED BY episodes_by_source`, func(rows *sql.Rows) error {
 		var r idSource
-		if err := rows.Scan(&r.id, &r.source); err != nil {
+		var name sql.RawBytes
+		if err := rows.Scan(&r.id, &name); err != nil {
 			return err
 		}
+		at, ok := nameAt[string(name)]
+		if !ok {
+			at = uint32(len(names))
+			names = append(names, string(name))
+			nameAt[names[at]] = at
+		}
+		r.src = at
 		all = append(all, r)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("explorer index: sources: %w", err)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	slices.SortFunc(all, func(a, b idSource) int { return cmp.Compare(a.id, b.id) })
 	n := len(all)
 	idx.ids = make([]int64, n)
 	for i, r := range all {
 		idx.ids[i] = r.id
-		b := idx.sources[r.source]
+		b := idx.sources[names[r.src]]
 		if b == nil {
 			b = &posSet{}
-			idx.sources[r.source] = b
+			idx.sources[names[r.src]] = b
 		}
 		b.add(int32(i))
 	}
@@ -310,37 +344,14 @@ func (s *Store) buildExplorerIndex(ctx context.Context, version int64) (*explore
 		b.settle(n)
 	}
 
-	// Every sort order, from the key's index; the steps order also gives the lengths.
+	// The lengths, with their order; the other sort orders are read when first used
+	// (explorerIndex.order).
 	idx.steps = make([]int32, n)
-	for key, index := range sortIndex {
-		order := make([]int32, 0, n)
-		q := `SELECT e.id, e.num_steps FROM episodes e INDEXED BY ` + index + ` ORDER BY ` + orderSQL(episode.Sort{Key: key})
-		if key != episode.SortSteps {
-			q = `SELECT e.id, 0 FROM episodes e INDEXED BY ` + index + ` ORDER BY ` + orderSQL(episode.Sort{Key: key})
-		}
-		if err := scanRows(ctx, tx, q, func(rows *sql.Rows) error {
-			var id int64
-			var steps int32
-			if err := rows.Scan(&id, &steps); err != nil {
-				return err
-			}
-			p, ok := idx.position(id)
-			if !ok {
-				return fmt.Errorf("episode %d is in %s but not in episodes_by_source", id, index)
-			}
-			order = append(order, p)
-			if key == episode.SortSteps {
-				idx.steps[p] = steps
-			}
-			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("explorer index: order by %s: %w", index, err)
-		}
-		if len(order) != n {
-			return nil, fmt.Errorf("explorer index: %s has %d episodes, episodes_by_source %d", index, len(order), n)
-		}
-		idx.orders[key] = order
+	order, err := idx.readOrder(ctx, tx, episode.SortSteps, func(p, steps int32) { idx.steps[p] = steps })
+	if err != nil {
+		return nil, err
 	}
+	idx.orders[episode.SortSteps] = order
 
 	// Facets, from their primary key (facet, value, episode_id).
 	var curFacet, curValue string
@@ -411,6 +422,94 @@ func (s *Store) buildExplorerIndex(ctx context.Context, version int64) (*explore
 		return nil, fmt.Errorf("explorer index: vocabulary: %w", err)
 	}
 	return idx, nil
+}
+
+// sortOrder is the order of a sort key when it has been read (nil for the store order, which
+// is the positions themselves); when it has not, it starts reading it in the background and
+// reports false (the query goes to SQL meanwhile).
+func (s *Store) sortOrder(idx *explorerIndex, key episode.SortKey) ([]int32, bool) {
+	if _, ok := sortIndex[key]; !ok {
+		return nil, true
+	}
+	idx.ordersMu.Lock()
+	order, ok := idx.orders[key]
+	if ok || idx.loading[key] {
+		idx.ordersMu.Unlock()
+		return order, ok
+	}
+	idx.loading[key] = true
+	idx.ordersMu.Unlock()
+
+	x := &s.explorer
+	x.mu.Lock()
+	ctx := x.bgCtx
+	if !x.enabled || ctx == nil {
+		x.mu.Unlock()
+		return nil, false
+	}
+	x.bg.Add(1)
+	x.mu.Unlock()
+	go func() {
+		defer x.bg.Done()
+		err := s.readOrderNow(ctx, idx, key)
+		idx.ordersMu.Lock()
+		delete(idx.loading, key)
+		idx.ordersMu.Unlock()
+		_ = err // not kept: the next query with this key tries again, SQL answers meanwhile
+	}()
+	return nil, false
+}
+
+// readOrderNow reads a sort key's order into idx unless it is there, keeping it only when the
+// store has not changed since idx was made.
+func (s *Store) readOrderNow(ctx context.Context, idx *explorerIndex, key episode.SortKey) error {
+	idx.ordersMu.Lock()
+	_, ok := idx.orders[key]
+	idx.ordersMu.Unlock()
+	if ok {
+		return nil
+	}
+	order, err := idx.readOrder(ctx, s.db, key, nil)
+	if err != nil {
+		return err
+	}
+	if s.explorerIndex(ctx) != idx {
+		return nil // changed while it was read: made again with the index
+	}
+	idx.ordersMu.Lock()
+	idx.orders[key] = order
+	idx.ordersMu.Unlock()
+	return nil
+}
+
+// readOrder reads the positions in the order of a sort key's index (ascending, ties by id),
+// calling steps with each episode's length when the key is SortSteps.
+func (idx *explorerIndex) readOrder(ctx context.Context, q querier, key episode.SortKey, steps func(p, steps int32)) ([]int32, error) {
+	index := sortIndex[key]
+	order := make([]int32, 0, len(idx.ids))
+	err := scanRows(ctx, q, `SELECT e.id, e.num_steps FROM episodes e INDEXED BY `+index+` ORDER BY `+orderSQL(episode.Sort{Key: key}), func(rows *sql.Rows) error {
+		var id int64
+		var n int32
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		p, ok := idx.position(id)
+		if !ok {
+			return fmt.Errorf("episode %d is in %s but not in the index", id, index)
+		}
+		order = append(order, p)
+		if steps != nil {
+			steps(p, n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("explorer index: order by %s: %w", index, err)
+	}
+	if len(order) != len(idx.ids) {
+		return nil, fmt.Errorf("explorer index: %s has %d episodes, the index %d", index, len(order), len(idx.ids))
+	}
+	return order, nil
 }
 
 // scanRows runs query and calls fn on each row (fn scans it); fn's error stops.

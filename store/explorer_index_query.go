@@ -77,11 +77,11 @@ func (idx *explorerIndex) count(sel bitset) int {
 	return sel.count()
 }
 
-// listing is the ids of the selection in order s from offset, at most limit of them (limit < 0:
-// all). Relevance is not an order of the index (see MatchingPage).
-func (idx *explorerIndex) listing(sel bitset, s episode.Sort, offset, limit int) []int64 {
+// listing is the ids of the selection in order s (the positions in order: the key's, nil for
+// the store order) from offset, at most limit of them (limit < 0: all). Relevance is not an
+// order of the index (see explorerIndex.ranked).
+func (idx *explorerIndex) listing(sel bitset, s episode.Sort, order []int32, offset, limit int) []int64 {
 	n := len(idx.ids)
-	order := idx.orders[s.Key] // nil for the store order
 	at := func(i int) int32 {
 		if order == nil {
 			return int32(i)
@@ -172,6 +172,13 @@ func (s *Store) indexedListing(ctx context.Context, f episode.Filter, srt episod
 	if idx == nil {
 		return nil, errNoIndex
 	}
+	var order []int32
+	if srt.Key != episode.SortRelevance {
+		var ok bool
+		if order, ok = s.sortOrder(idx, srt.Key); !ok {
+			return nil, errNoIndex // read in the background; SQL answers this one
+		}
+	}
 	sel, err := idx.selection(ctx, s.db, f, true)
 	if err != nil {
 		return nil, err
@@ -197,5 +204,5 @@ func (s *Store) indexedListing(ctx context.Context, f episode.Filter, srt episod
 		}
 		return out, nil
 	}
-	return idx.listing(sel, srt, offset, limit), nil
+	return idx.listing(sel, srt, order, offset, limit), nil
 }

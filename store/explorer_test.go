@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 )
@@ -418,6 +419,48 @@ func TestExplorerIndexSearchesMatchFTS5(t *testing.T) {
 				t.Fatalf("%v: search %q: %d (%v), FTS5 %d", cfg, text, got, err, want)
 			}
 		}
+	}
+}
+
+// The Explorer's way (StartExplorerIndex): the index is made in the background, and a sort
+// order is read the first time it is used, SQL answering that query; the listings agree.
+func TestExplorerIndexReadsSortOrdersWhenUsed(t *testing.T) {
+	fx := newExplorerFixture(t)
+	ctx := context.Background()
+	fx.s.StartExplorerIndex()
+	var idx *explorerIndex
+	for deadline := time.Now().Add(30 * time.Second); idx == nil; time.Sleep(5 * time.Millisecond) {
+		if idx = fx.s.explorerIndex(ctx); idx == nil && time.Now().After(deadline) {
+			t.Fatal("no index after 30 s")
+		}
+	}
+	loaded := func(k episode.SortKey) bool {
+		idx.ordersMu.Lock()
+		defer idx.ordersMu.Unlock()
+		_, ok := idx.orders[k]
+		return ok
+	}
+	if !loaded(episode.SortSteps) || loaded(episode.SortTask) {
+		t.Fatal("the steps order is made with the index, the others when used")
+	}
+	f := episode.Filter{Split: "random", Part: "train"}
+	srt := episode.Sort{Key: episode.SortTask, Desc: true}
+	want, err := fx.s.reader.SortedIDs(ctx, f, srt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := fx.s.SortedIDs(ctx, f, srt)
+	if err != nil || !slices.Equal(first, want) {
+		t.Fatalf("first listing by task (from SQL): %d ids (%v), want %d", len(first), err, len(want))
+	}
+	for deadline := time.Now().Add(30 * time.Second); !loaded(episode.SortTask); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the task order was not read")
+		}
+	}
+	again, err := fx.s.SortedIDs(ctx, f, srt)
+	if err != nil || !slices.Equal(again, want) {
+		t.Fatalf("listing by task from the index: %d ids (%v), want %d", len(again), err, len(want))
 	}
 }
 
