@@ -18,10 +18,10 @@ import (
 // episodes, and a search's last word, a prefix, costs FTS5 a merge of every matching term's
 // list. The index holds what the Explorer filters, sorts and searches by, read once from the
 // store's own indexes (no episode row is read): the episode ids and lengths, a set per source,
-// facet value and split part, the order of every sort key, and the full-text vocabulary with the
-// episodes of its most common terms. A count is then a popcount of ANDed bit sets and a sorted
+// facet value and split part, the order of each sort key (read when first used), and the
+// full-text vocabulary with the episodes of its most common terms. A count is then a popcount of ANDed bit sets and a sorted
 // page a walk along the key's order testing bits: 2 ms at p95 at 200k, 5 ms at a million
-// (BENCHMARKS.md). It takes 15 MB at 200k episodes and 72 MB at a million.
+// (BENCHMARKS.md). It takes 11 to 15 MB at 200k episodes and up to 72 MB at a million.
 //
 // The index is used only while it describes the store: every query first reads SQLite's
 // data_version on a connection of its own, which changes when any other connection (this
