@@ -193,7 +193,8 @@ type BenchResult struct {
 
 // RunBench measures the environment without pov: Envs environments (default 1) stepped in
 // parallel with random actions (discrete walking, or flying) for Steps steps in total
-// (default 200000) including reward and automatic resets (episodes of 250 steps, random
+// (default 200000; repeated until at least minBenchTime has passed when that is too few to
+// time) including reward and automatic resets (episodes of 250 steps, random
 // sample tasks of 10-60 blocks); the reset rate of one environment drawing a new task every
 // reset; and the mean time of one full maximal-intersection computation on 10-60-block
 // targets.
@@ -227,6 +228,15 @@ func RunBench(cfg BenchConfig) (BenchResult, error) {
 		return res, err
 	}
 	res.StepsPerSecond = float64(st.Steps) / st.Elapsed.Seconds()
+	if st.Elapsed < minBenchTime {
+		// too short for the clock: steps until it has run long enough to be timed
+		if res.StepsPerSecond, err = measureRate(func() (int, error) {
+			st, err := b.Run(per, nil)
+			return st.Steps, err
+		}); err != nil {
+			return res, err
+		}
+	}
 
 	// resets: one env, a new task each time
 	e, err := New(ec)
@@ -238,17 +248,42 @@ func RunBench(cfg BenchConfig) (BenchResult, error) {
 		src.Tasks = append(src.Tasks, t.Task)
 	}
 	e.SetTaskSource(&cycleTasks{tasks: src.Tasks})
-	nReset := 2000
-	start := time.Now()
-	for i := 0; i < nReset; i++ {
-		if _, err := e.Reset(); err != nil {
-			return res, err
+	if res.ResetsPerSecond, err = measureRate(func() (int, error) {
+		const nReset = 2000
+		for i := 0; i < nReset; i++ {
+			if _, err := e.Reset(); err != nil {
+				return i, err
+			}
 		}
+		return nReset, nil
+	}); err != nil {
+		return res, err
 	}
-	res.ResetsPerSecond = float64(nReset) / time.Since(start).Seconds()
 
 	res.IntersectionUS = BenchIntersectionUS(cfg.Seed)
 	return res, nil
+}
+
+// minBenchTime is the least time a rate is measured over: Windows' clock (under wine, and on
+// some machines) advances in steps of milliseconds, and 20,000 steps take 2 to 3 ms, so a
+// shorter run could read zero time (an infinite rate, which JSON cannot carry).
+const minBenchTime = 50 * time.Millisecond
+
+// measureRate runs work (which reports how many units it did) until at least minBenchTime has
+// passed, and returns the units per second over the whole time.
+func measureRate(work func() (int, error)) (float64, error) {
+	start := time.Now()
+	total := 0
+	for {
+		n, err := work()
+		if err != nil {
+			return 0, err
+		}
+		total += n
+		if d := time.Since(start); d >= minBenchTime {
+			return float64(total) / d.Seconds(), nil
+		}
+	}
 }
 
 // BenchEnvConfig is the environment the benchmarks step: the defaults without rendering,

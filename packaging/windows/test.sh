@@ -73,7 +73,7 @@ wine "$portable" version >"$tmp/gui.out" 2>&1
 tr -d '\r' <"$tmp/gui.out" | diff -q - "$tmp/linux.out" >/dev/null || fail "agentdesk.exe version (redirected) differs"
 ok "version: $(cat "$tmp/linux.out")"
 
-wcom gridworld bench --steps 20000 --json >"$tmp/bench.json"
+wcom gridworld bench --steps 20000 --json >"$tmp/bench.json" || fail "gridworld bench --json: $(cat "$tmp/stderr")"
 /usr/bin/python3 - "$tmp/bench.json" <<'PY' || fail "gridworld bench --json"
 import json, sys
 d = json.load(open(sys.argv[1]))
