@@ -36,6 +36,12 @@ type Store interface {
 	SourceCounts(ctx context.Context) ([]episode.Count, error)
 	// OptimizeQueries refreshes the query planner's statistics (cheap when nothing changed).
 	OptimizeQueries(ctx context.Context) error
+	// StartExplorerIndex starts making the memory index that answers the queries above at large
+	// sizes (SQL answers until it is ready).
+	StartExplorerIndex()
+	// RelevanceRanked says whether a listing of a search by relevance is ranked, with how many
+	// episodes the search matches (too common a search is listed in store order).
+	RelevanceRanked(ctx context.Context, f episode.Filter) (ranked bool, matches int, err error)
 
 	// SplitSummaries lists the splits with their part sizes.
 	SplitSummaries(ctx context.Context) ([]episode.SplitSummary, error)

@@ -300,11 +300,6 @@ func (x *Workspace) loadPage(page int) {
 	returned = true
 }
 
-// relevanceRanker is what a store that bounds relevance ranking tells (store.RelevanceLimit).
-type relevanceRanker interface {
-	RelevanceRanked(ctx context.Context, f episode.Filter) (ranked bool, matches int, err error)
-}
-
 // reload counts the selection and shows it from the top.
 func (x *Workspace) reload() {
 	x.gen++
@@ -318,8 +313,8 @@ func (x *Workspace) reload() {
 	relevance := x.sort.Key == episode.SortRelevance
 	workspace.Run(x.host, nil, func(context.Context) {
 		n, err = st.CountMatching(context.Background(), f)
-		if rr, ok := st.(relevanceRanker); ok && err == nil && relevance {
-			ranked, textMatches, err = rr.RelevanceRanked(context.Background(), f)
+		if err == nil && relevance {
+			ranked, textMatches, err = st.RelevanceRanked(context.Background(), f)
 		}
 	}, func() {
 		if gen != x.gen {

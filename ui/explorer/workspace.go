@@ -115,13 +115,11 @@ func New(h workspace.Host, st Store) *Workspace {
 	x.stats = newExplorerStats(x)
 	x.splits = newExplorerSplits(x)
 	x.scoring = newExplorerScoring(x)
-	// Refresh the planner's statistics once the workspace opens (cheap when nothing changed).
-	// and make the memory index that answers filters and sorted pages at large sizes.
+	// Refresh the planner's statistics once the workspace opens (cheap when nothing changed),
+	// then start the memory index that answers the listing at large sizes.
 	h.Go(func() {
 		st.OptimizeQueries(context.Background())
-		if ix, ok := st.(interface{ StartExplorerIndex() }); ok {
-			ix.StartExplorerIndex()
-		}
+		st.StartExplorerIndex()
 	})
 	x.reload()
 	x.root = x.content()
