@@ -240,19 +240,7 @@ func (v *FrameViewer) addBadge(text string, pos fyne.Position, c color.Color, or
 	if room < 20 {
 		return
 	}
-	if fyne.MeasureText(text, 18, style).Width > room { // the longest prefix that fits, with "…"
-		runes := []rune(text)
-		lo, hi := 0, len(runes)
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if fyne.MeasureText(string(runes[:mid])+"…", 18, style).Width <= room {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
-		text = string(runes[:lo]) + "…"
-	}
+	text = cutToWidth(text, 18, style, room)
 	t := canvas.NewText(text, c)
 	t.TextSize = 18
 	t.TextStyle = style

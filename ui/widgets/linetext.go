@@ -36,15 +36,6 @@ func (t *LineText) SetSegments(segs []widget.RichTextSegment) {
 	t.cut(t.Size().Width)
 }
 
-// Text is the whole line, as set.
-func (t *LineText) Text() string {
-	s := ""
-	for _, seg := range t.segs {
-		s += seg.Text
-	}
-	return s
-}
-
 // Shown is the line as drawn (cut to the width, with its "…").
 func (t *LineText) Shown() []widget.RichTextSegment { return t.rt.Segments }
 
@@ -65,19 +56,8 @@ func (t *LineText) cut(w float32) {
 			used += sw
 			continue
 		}
-		// The first segment that does not fit: as many of its runes as fit with the ellipsis.
-		runes := []rune(s.Text)
-		lo, hi := 0, len(runes)
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if used+fyne.MeasureText(string(runes[:mid])+"…", size, s.Style.TextStyle).Width <= avail {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
-		c := *s
-		c.Text = string(runes[:lo]) + "…"
+		c := *s // the first segment that does not fit: cut, with the ellipsis
+		c.Text = cutToWidth(s.Text, size, s.Style.TextStyle, avail-used)
 		out = append(out, &c)
 		break
 	}
@@ -106,3 +86,21 @@ func (r *lineTextRenderer) MinSize() fyne.Size {
 func (r *lineTextRenderer) Refresh()                     { r.t.fit = -1; r.Layout(r.t.Size()) }
 func (r *lineTextRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.t.rt} }
 func (r *lineTextRenderer) Destroy()                     {}
+
+// cutToWidth is text when it fits in room, else its longest prefix that fits with "…" after it.
+func cutToWidth(text string, size float32, style fyne.TextStyle, room float32) string {
+	if fyne.MeasureText(text, size, style).Width <= room {
+		return text
+	}
+	runes := []rune(text)
+	lo, hi := 0, len(runes)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fyne.MeasureText(string(runes[:mid])+"…", size, style).Width <= room {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return string(runes[:lo]) + "…"
+}
