@@ -19,9 +19,9 @@ import (
 // list. The index holds what the Explorer filters, sorts and searches by, read once from the
 // store's own indexes (no episode row is read): the episode ids and lengths, a set per source,
 // facet value and split part, the order of each sort key (read when first used), and the
-// full-text vocabulary with the episodes of its most common terms. A count is then a popcount of ANDed bit sets and a sorted
-// page a walk along the key's order testing bits: 2 ms at p95 at 200k, 5 ms at a million
-// (BENCHMARKS.md). It takes 11 to 15 MB at 200k episodes and up to 72 MB at a million.
+// full-text vocabulary with the episodes of its most common terms. A count is then a popcount
+// of ANDed bit sets and a sorted page a walk along the key's order testing bits: 2 ms at p95 at
+// 200k, 5 ms at a million (BENCHMARKS.md). It takes 11 to 15 MB at 200k episodes and up to 72 MB at a million.
 //
 // The index is used only while it describes the store: every query first reads SQLite's
 // data_version on a connection of its own, which changes when any other connection (this
@@ -112,7 +112,7 @@ type explorerIndex struct {
 	facets  map[string]map[string]*posSet // facet → value → episodes
 	splits  map[string]map[string]*posSet // split → part → members; "" → every member
 	// orders holds positions by a sort key ascending, ties by id ascending: the steps order
-	// from the start, the others once used (ordersMu; see order).
+	// from the start, the others once used (Store.sortOrder); loading marks those being read.
 	ordersMu sync.Mutex
 	orders   map[episode.SortKey][]int32
 	loading  map[episode.SortKey]bool
@@ -141,14 +141,31 @@ type explorerIndexer struct {
 	index    *explorerIndex
 	building bool
 	done     chan struct{} // closed when the running build ends
-	stop     context.CancelFunc
 	lastErr  error
 
-	// Sort orders read in the background when first used (Store.loadOrder); close cancels
-	// and waits for them.
-	bg       sync.WaitGroup
-	bgCtx    context.Context
-	bgCancel context.CancelFunc
+	// The background work (builds, sort orders read when first used) runs under ctx, which
+	// close cancels before waiting for it (bg).
+	bg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// goBackground runs fn on its own goroutine under the indexer's context, unless the indexer is
+// closed (x.mu held).
+func (x *explorerIndexer) goBackground(fn func(ctx context.Context)) bool {
+	if !x.enabled {
+		return false
+	}
+	if x.ctx == nil {
+		x.ctx, x.cancel = context.WithCancel(context.Background())
+	}
+	ctx := x.ctx
+	x.bg.Add(1)
+	go func() {
+		defer x.bg.Done()
+		fn(ctx)
+	}()
+	return true
 }
 
 // PrepareExplorer makes the Explorer's memory index now and keeps it up to date from then on
@@ -211,9 +228,6 @@ func (s *Store) explorerIndex(ctx context.Context) *explorerIndex {
 	if !x.enabled {
 		return nil
 	}
-	if x.bgCtx == nil {
-		x.bgCtx, x.bgCancel = context.WithCancel(context.Background())
-	}
 	v, err := x.dataVersion(ctx, s.db)
 	if err != nil {
 		x.lastErr = err
@@ -224,13 +238,10 @@ func (s *Store) explorerIndex(ctx context.Context) *explorerIndex {
 	}
 	x.index = nil
 	if !x.building {
-		x.building, x.lastErr = true, nil
 		done := make(chan struct{})
-		bctx, cancel := context.WithCancel(context.Background())
-		x.done, x.stop = done, cancel
-		go func() {
+		x.building, x.lastErr, x.done = true, nil, done
+		x.goBackground(func(bctx context.Context) {
 			defer close(done)
-			defer cancel()
 			idx, err := s.buildExplorerIndex(bctx, v)
 			x.mu.Lock()
 			defer x.mu.Unlock()
@@ -242,7 +253,7 @@ func (s *Store) explorerIndex(ctx context.Context) *explorerIndex {
 			if now, verr := x.dataVersion(bctx, s.db); verr == nil && now == v {
 				x.index = idx
 			} // else changed while it was read: the next query makes it again
-		}()
+		})
 	}
 	return nil
 }
@@ -261,20 +272,15 @@ func (x *explorerIndexer) dataVersion(ctx context.Context, db *sql.DB) (int64, e
 	return v, err
 }
 
-// close stops a running build and releases the connection (before the pool is closed).
+// close stops the background work and releases the connection (before the pool is closed).
 func (x *explorerIndexer) close() {
 	x.mu.Lock()
-	stop, done, bgCancel := x.stop, x.done, x.bgCancel
 	x.enabled = false
-	x.bgCtx, x.bgCancel = nil, nil
+	if x.cancel != nil {
+		x.cancel()
+		x.ctx, x.cancel = nil, nil
+	}
 	x.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
-	if bgCancel != nil {
-		bgCancel()
-	}
 	x.bg.Wait()
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -345,7 +351,7 @@ func (s *Store) buildExplorerIndex(ctx context.Context, version int64) (*explore
 	}
 
 	// The lengths, with their order; the other sort orders are read when first used
-	// (explorerIndex.order).
+	// (Store.sortOrder).
 	idx.steps = make([]int32, n)
 	order, err := idx.readOrder(ctx, tx, episode.SortSteps, func(p, steps int32) { idx.steps[p] = steps })
 	if err != nil {
@@ -442,21 +448,14 @@ func (s *Store) sortOrder(idx *explorerIndex, key episode.SortKey) ([]int32, boo
 
 	x := &s.explorer
 	x.mu.Lock()
-	ctx := x.bgCtx
-	if !x.enabled || ctx == nil {
-		x.mu.Unlock()
-		return nil, false
-	}
-	x.bg.Add(1)
-	x.mu.Unlock()
-	go func() {
-		defer x.bg.Done()
-		err := s.readOrderNow(ctx, idx, key)
+	defer x.mu.Unlock()
+	x.goBackground(func(ctx context.Context) {
+		// an error is not kept: the next query with this key tries again, SQL answering
+		s.readOrderNow(ctx, idx, key)
 		idx.ordersMu.Lock()
 		delete(idx.loading, key)
 		idx.ordersMu.Unlock()
-		_ = err // not kept: the next query with this key tries again, SQL answers meanwhile
-	}()
+	})
 	return nil, false
 }
 

@@ -11,9 +11,9 @@ import (
 // The Explorer's queries answered from the memory index (explorer_index.go): a filter is its
 // conditions' sets ANDed, a count their popcount, a sorted page a walk along the key's order.
 
-// selection is the set f selects, or nil when f selects every episode. The full-text condition
-// is included when withText is set (from FTS5, through the cache of recent searches).
-func (idx *explorerIndex) selection(ctx context.Context, q querier, f episode.Filter, withText bool) (bitset, error) {
+// selection is the set f selects, or nil when f selects every episode (its search through the
+// cache of recent searches).
+func (idx *explorerIndex) selection(ctx context.Context, q querier, f episode.Filter) (bitset, error) {
 	n := len(idx.ids)
 	var sel bitset
 	and := func(b bitset) {
@@ -54,7 +54,7 @@ func (idx *explorerIndex) selection(ctx context.Context, q querier, f episode.Fi
 		}
 		and(b)
 	}
-	if episode.TextQuery(f.Text) != "" && withText {
+	if episode.TextQuery(f.Text) != "" {
 		b, err := idx.textSet(ctx, q, f.Text)
 		if err != nil {
 			return nil, err
@@ -77,16 +77,12 @@ func (idx *explorerIndex) count(sel bitset) int {
 	return sel.count()
 }
 
-// listing is the ids of the selection in order s (the positions in order: the key's, nil for
-// the store order) from offset, at most limit of them (limit < 0: all). Relevance is not an
-// order of the index (see explorerIndex.ranked).
-func (idx *explorerIndex) listing(sel bitset, s episode.Sort, order []int32, offset, limit int) []int64 {
+// listing is the ids of the selection in the order of positions order (nil: the store order),
+// walked backwards when desc, from offset, at most limit of them (limit < 0: all).
+func (idx *explorerIndex) listing(sel bitset, order []int32, desc bool, offset, limit int) []int64 {
 	n := len(idx.ids)
-	at := func(i int) int32 {
-		if order == nil {
-			return int32(i)
-		}
-		return order[i]
+	if order != nil {
+		n = len(order)
 	}
 	var out []int64
 	if limit > 0 {
@@ -94,10 +90,13 @@ func (idx *explorerIndex) listing(sel bitset, s episode.Sort, order []int32, off
 	}
 	for k := 0; k < n; k++ {
 		i := k
-		if s.Desc {
+		if desc {
 			i = n - 1 - k
 		}
-		p := at(i)
+		p := int32(i)
+		if order != nil {
+			p = order[i]
+		}
 		if sel != nil && !sel.has(p) {
 			continue
 		}
@@ -119,7 +118,7 @@ var errNoIndex = errors.New("no explorer index")
 // CountMatching counts the episodes f selects (the memory index when it is ready, else SQL).
 func (s *Store) CountMatching(ctx context.Context, f episode.Filter) (int, error) {
 	if idx := s.explorerIndex(ctx); idx != nil {
-		sel, err := idx.selection(ctx, s.db, f, true)
+		sel, err := idx.selection(ctx, s.db, f)
 		if err == nil {
 			return idx.count(sel), nil
 		}
@@ -131,13 +130,9 @@ func (s *Store) CountMatching(ctx context.Context, f episode.Filter) (int, error
 }
 
 // MatchingPage reads a page of the listing of f in order s (see reader.MatchingPage); the ids
-// come from the memory index when it is ready, except for a search listed by relevance.
+// come from the memory index when it is ready.
 func (s *Store) MatchingPage(ctx context.Context, f episode.Filter, srt episode.Sort, offset, limit int) ([]episode.Row, error) {
-	srt, err := s.relevanceOrder(ctx, f, srt)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := s.indexedListing(ctx, f, srt, offset, limit)
+	ids, srt, err := s.indexedListing(ctx, f, srt, offset, limit)
 	if err == errNoIndex {
 		return s.reader.MatchingPage(ctx, f, srt, offset, limit)
 	}
@@ -149,11 +144,7 @@ func (s *Store) MatchingPage(ctx context.Context, f episode.Filter, srt episode.
 
 // SortedIDs lists the whole listing of f in order s (see reader.SortedIDs).
 func (s *Store) SortedIDs(ctx context.Context, f episode.Filter, srt episode.Sort) ([]int64, error) {
-	srt, err := s.relevanceOrder(ctx, f, srt)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := s.indexedListing(ctx, f, srt, 0, -1)
+	ids, srt, err := s.indexedListing(ctx, f, srt, 0, -1)
 	if err == errNoIndex {
 		return s.reader.SortedIDs(ctx, f, srt)
 	}
@@ -163,46 +154,34 @@ func (s *Store) SortedIDs(ctx context.Context, f episode.Filter, srt episode.Sor
 	return ids, nil
 }
 
-func (s *Store) indexedListing(ctx context.Context, f episode.Filter, srt episode.Sort, offset, limit int) ([]int64, error) {
-	search := episode.TextQuery(f.Text) != ""
-	if srt.Key == episode.SortRelevance && !search {
-		srt.Key = episode.SortID
+// indexedListing reads a listing from the memory index, with the order it was read in
+// (relevance becomes store order for too common a search: RelevanceLimit); errNoIndex when SQL
+// is to answer in that order.
+func (s *Store) indexedListing(ctx context.Context, f episode.Filter, srt episode.Sort, offset, limit int) ([]int64, episode.Sort, error) {
+	idx := s.explorerIndex(ctx) // one freshness check for the whole listing
+	srt, err := s.relevanceOrder(ctx, idx, f, srt)
+	if err != nil {
+		return nil, srt, err
 	}
-	idx := s.explorerIndex(ctx)
 	if idx == nil {
-		return nil, errNoIndex
+		return nil, srt, errNoIndex
 	}
 	var order []int32
-	if srt.Key != episode.SortRelevance {
+	desc := srt.Desc
+	if srt.Key == episode.SortRelevance {
+		if order, err = idx.ranked(ctx, s.db, f.Text, srt.Desc); err != nil {
+			return nil, srt, err
+		}
+		desc = false // ranked is in the order asked for
+	} else {
 		var ok bool
 		if order, ok = s.sortOrder(idx, srt.Key); !ok {
-			return nil, errNoIndex // read in the background; SQL answers this one
+			return nil, srt, errNoIndex // read in the background; SQL answers this one
 		}
 	}
-	sel, err := idx.selection(ctx, s.db, f, true)
+	sel, err := idx.selection(ctx, s.db, f)
 	if err != nil {
-		return nil, err
+		return nil, srt, err
 	}
-	if srt.Key == episode.SortRelevance {
-		ranked, err := idx.ranked(ctx, s.db, f.Text, srt.Desc)
-		if err != nil {
-			return nil, err
-		}
-		var out []int64
-		for _, p := range ranked {
-			if sel != nil && !sel.has(p) {
-				continue
-			}
-			if offset > 0 {
-				offset--
-				continue
-			}
-			out = append(out, idx.ids[p])
-			if limit >= 0 && len(out) == limit {
-				break
-			}
-		}
-		return out, nil
-	}
-	return idx.listing(sel, srt, order, offset, limit), nil
+	return idx.listing(sel, order, desc, offset, limit), srt, nil
 }

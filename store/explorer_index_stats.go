@@ -38,7 +38,7 @@ func (s *Store) MatchingStats(ctx context.Context, f episode.Filter) (episode.St
 
 func (idx *explorerIndex) stats(ctx context.Context, q querier, f episode.Filter) (episode.Stats, error) {
 	st := episode.Stats{Facets: map[string][]episode.Count{}}
-	sel, err := idx.selection(ctx, q, f, true)
+	sel, err := idx.selection(ctx, q, f)
 	if err != nil {
 		return st, err
 	}

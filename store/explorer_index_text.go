@@ -218,38 +218,40 @@ var RelevanceLimit = 12000
 // RelevanceRanked reports whether a listing of f by relevance is ranked (see RelevanceLimit),
 // with the number of episodes the search alone matches. A filter without text is not ranked.
 func (s *Store) RelevanceRanked(ctx context.Context, f episode.Filter) (bool, int, error) {
-	tq := episode.TextQuery(f.Text)
-	if tq == "" {
+	return s.relevanceRanked(ctx, s.explorerIndex(ctx), f)
+}
+
+// relevanceRanked is RelevanceRanked with the memory index (nil: none) already looked up; the
+// search's matches are counted by the index's cache of recent searches, or by FTS5.
+func (s *Store) relevanceRanked(ctx context.Context, idx *explorerIndex, f episode.Filter) (bool, int, error) {
+	words, _ := episode.TextWords(f.Text)
+	if len(words) == 0 {
 		return false, 0, nil
 	}
-	n, err := s.textMatches(ctx, f.Text)
-	if err != nil {
-		return false, 0, fmt.Errorf("search %q: %w", f.Text, err)
+	n := -1
+	if idx != nil {
+		if b, err := idx.textSet(ctx, s.db, f.Text); err == nil {
+			n = b.count()
+		}
 	}
-	words, _ := episode.TextWords(f.Text)
+	if n < 0 {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM episode_text WHERE episode_text MATCH ?`, episode.TextQuery(f.Text)).Scan(&n); err != nil {
+			return false, 0, fmt.Errorf("search %q: %w", f.Text, err)
+		}
+	}
 	return n*len(words) <= RelevanceLimit, n, nil
 }
 
-// textMatches counts the episodes an FTS5 query matches (from the memory index's cache of
-// recent searches when it is ready).
-func (s *Store) textMatches(ctx context.Context, text string) (int, error) {
-	if idx := s.explorerIndex(ctx); idx != nil {
-		if b, err := idx.textSet(ctx, s.db, text); err == nil {
-			return b.count(), nil
-		}
-	}
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM episode_text WHERE episode_text MATCH ?`, episode.TextQuery(text)).Scan(&n)
-	return n, err
-}
-
 // relevanceOrder is the order a listing of f in order srt is read in: relevance becomes store
-// order when the search is too common to rank (RelevanceLimit).
-func (s *Store) relevanceOrder(ctx context.Context, f episode.Filter, srt episode.Sort) (episode.Sort, error) {
-	if srt.Key != episode.SortRelevance || episode.TextQuery(f.Text) == "" {
+// order when the search is too common to rank (RelevanceLimit), or when there is no search.
+func (s *Store) relevanceOrder(ctx context.Context, idx *explorerIndex, f episode.Filter, srt episode.Sort) (episode.Sort, error) {
+	if srt.Key != episode.SortRelevance {
 		return srt, nil
 	}
-	ranked, _, err := s.RelevanceRanked(ctx, f)
+	if episode.TextQuery(f.Text) == "" {
+		return episode.Sort{Key: episode.SortID, Desc: srt.Desc}, nil
+	}
+	ranked, _, err := s.relevanceRanked(ctx, idx, f)
 	if err != nil || ranked {
 		return srt, err
 	}
