@@ -223,19 +223,11 @@ func RunBench(cfg BenchConfig) (BenchResult, error) {
 		return res, err
 	}
 	per := (cfg.Steps + cfg.Envs - 1) / cfg.Envs
-	st, err := b.Run(per, nil)
-	if err != nil {
+	if res.StepsPerSecond, err = measureRate(func() (int, error) {
+		st, err := b.Run(per, nil)
+		return st.Steps, err
+	}); err != nil {
 		return res, err
-	}
-	res.StepsPerSecond = float64(st.Steps) / st.Elapsed.Seconds()
-	if st.Elapsed < minBenchTime {
-		// too short for the clock: steps until it has run long enough to be timed
-		if res.StepsPerSecond, err = measureRate(func() (int, error) {
-			st, err := b.Run(per, nil)
-			return st.Steps, err
-		}); err != nil {
-			return res, err
-		}
 	}
 
 	// resets: one env, a new task each time
