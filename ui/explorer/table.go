@@ -3,6 +3,7 @@ package explorer
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,6 +289,7 @@ func (x *Workspace) loadPage(page int) {
 			return
 		}
 		x.pages[page] = rows
+		x.fitIDs(rows)
 		x.touch(page)
 		for len(x.order) > explorerKeepPages {
 			delete(x.pages, x.order[0])
@@ -298,6 +300,22 @@ func (x *Workspace) loadPage(page int) {
 		}
 	})
 	returned = true
+}
+
+// fitIDs widens the ID column when a page holds ids longer than it shows (a store of 200,000
+// episodes has six-digit ids; the column starts sized for five).
+func (x *Workspace) fitIDs(rows []episode.Row) {
+	var widest int64
+	for _, r := range rows {
+		widest = max(widest, r.ID)
+	}
+	if widest == 0 {
+		return
+	}
+	// every digit as wide as the widest one, plus the label's padding on both sides
+	text := strings.Repeat("8", len(strconv.FormatInt(widest, 10)))
+	w := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+	x.columns.Widen(colID, float32(math.Ceil(float64(w))))
 }
 
 // reload counts the selection and shows it from the top.

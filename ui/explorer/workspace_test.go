@@ -19,6 +19,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/app/workflow"
@@ -966,5 +967,32 @@ func TestSplitFormsKeepTheirInput(t *testing.T) {
 	entries[1].SetText("180")
 	if !create.Disabled() {
 		t.Fatal("Create is on with a train share of 180 %")
+	}
+}
+
+// TestExplorerIDColumnFitsLongIDs: a store with six-digit episode ids (any store past 100,000
+// episodes) widens the ID column to show them whole; a small store keeps it narrow.
+func TestExplorerIDColumnFitsLongIDs(t *testing.T) {
+	test.NewTempApp(t)
+	st := uitest.SeededStore(t)
+	_, x, _ := openExplorer(t, wf(st))
+	narrow := x.columns.Width("ID")
+	if narrow == 0 {
+		t.Fatal("no ID column")
+	}
+	ctx := context.Background()
+	if _, err := st.DB().ExecContext(ctx, `INSERT INTO episodes (id, source, external_id, task) VALUES (216543, 'bulk', 'far', 'an episode with a long id')`); err != nil {
+		t.Fatal(err)
+	}
+	x.reload()
+	for r := 0; r < x.count; r++ {
+		x.row(r)
+	}
+	need := fyne.MeasureText("216543", theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+	if got := x.columns.Width("ID"); got < need || got <= narrow {
+		t.Fatalf("ID column %v wide with a six-digit id (%v needed; %v before)", got, need, narrow)
+	}
+	if narrow >= need {
+		t.Fatalf("the ID column started at %v, wide enough for six digits: the test shows nothing", narrow)
 	}
 }

@@ -1,6 +1,7 @@
 package widgets
 
 import (
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -32,13 +33,15 @@ type Columns struct {
 	chosen []bool
 	table  *widget.Table
 	width  float32
+	// widths of the shown columns, in the order shown
+	widths []float32
 	// OnChange is called after the shown columns change (the table has been refreshed).
 	OnChange func()
 }
 
 // NewColumns manages all for t; Fit wraps the table.
 func NewColumns(all []Column, t *widget.Table) *Columns {
-	c := &Columns{all: all, table: t}
+	c := &Columns{all: slices.Clone(all), table: t}
 	for i := range all {
 		c.shown = append(c.shown, i)
 	}
@@ -56,6 +59,16 @@ func (c *Columns) Index(i int) int {
 	return c.shown[i]
 }
 
+// Width is how wide the column titled title is drawn (0: it does not show).
+func (c *Columns) Width(title string) float32 {
+	for i, k := range c.shown {
+		if c.all[k].Title == title && i < len(c.widths) {
+			return c.widths[i]
+		}
+	}
+	return 0
+}
+
 // Shown lists the shown columns' titles.
 func (c *Columns) Shown() []string {
 	out := make([]string, len(c.shown))
@@ -68,6 +81,16 @@ func (c *Columns) Shown() []string {
 // Choose fixes which columns show (by position in all); nil returns to the automatic choice.
 func (c *Columns) Choose(show []bool) {
 	c.chosen = show
+	c.fit(c.width, true)
+}
+
+// Widen makes column k (of all) at least min wide and fits the columns again; it never
+// narrows one (a column sized to its content stays so while the content changes).
+func (c *Columns) Widen(k int, min float32) {
+	if k < 0 || k >= len(c.all) || min <= c.all[k].Min {
+		return
+	}
+	c.all[k].Min = min
 	c.fit(c.width, true)
 }
 
@@ -118,6 +141,7 @@ func (c *Columns) fit(w float32, force bool) {
 	c.shown = shown
 	sum, weight := need(shown)
 	extra := max(avail-sum, 0)
+	c.widths = c.widths[:0]
 	for i, k := range shown {
 		col := c.all[k]
 		width := col.Min
@@ -125,6 +149,7 @@ func (c *Columns) fit(w float32, force bool) {
 			width += extra * col.Weight / weight
 		}
 		c.table.SetColumnWidth(i, width)
+		c.widths = append(c.widths, width)
 	}
 	if changed {
 		c.table.Refresh()

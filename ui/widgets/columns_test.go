@@ -40,3 +40,35 @@ func TestColumnsFitTheWidth(t *testing.T) {
 		t.Fatalf("back to automatic at 1000 px: %v", got)
 	}
 }
+
+// TestColumnsWiden: a column widened for its content takes the width from the weighted
+// columns, never narrows again, and keeps the table within its width.
+func TestColumnsWiden(t *testing.T) {
+	test.NewTempApp(t)
+	all := []Column{{Title: "ID", Min: 50}, {Title: "Task", Min: 150, Weight: 1}, {Title: "Steps", Min: 60}}
+	var cols *Columns
+	table := widget.NewTable(func() (int, int) { return 3, cols.Len() },
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {})
+	cols = NewColumns(all, table)
+	w := test.NewTempWindow(t, cols.Fit())
+	w.Resize(fyne.NewSize(600, 200))
+	id, task := cols.Width("ID"), cols.Width("Task")
+	if id != 50 || task <= 150 {
+		t.Fatalf("before: ID %v, Task %v", id, task)
+	}
+	cols.Widen(0, 72)
+	if got := cols.Width("ID"); got != 72 {
+		t.Fatalf("widened ID: %v, want 72", got)
+	}
+	if got := cols.Width("Task"); got != task-22 {
+		t.Fatalf("Task after widening ID: %v, want %v", got, task-22)
+	}
+	cols.Widen(0, 60)
+	if got := cols.Width("ID"); got != 72 {
+		t.Fatalf("a narrower Widen changed ID to %v", got)
+	}
+	if all[0].Min != 50 {
+		t.Fatal("Widen changed the caller's column list")
+	}
+}
