@@ -21,6 +21,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 	"unicode"
 
 	"fyne.io/fyne/v2"
@@ -96,20 +98,97 @@ func Find(families []string) (*Fallback, error) {
 		}
 		regular, bold := pickWeights(locs)
 		fb := &Fallback{Family: family}
-		var err error
-		if fb.Regular, err = Prepare(regular, theme.DefaultTextFont()); err != nil {
+		r, err := newFace(regular, theme.DefaultTextFont())
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		fb.Bold = fb.Regular
+		fb.Regular, fb.Bold = r, r
 		if bold != regular {
-			if r, err := Prepare(bold, theme.DefaultTextBoldFont()); err == nil {
-				fb.Bold = r
+			if b, err := newFace(bold, theme.DefaultTextBoldFont()); err == nil {
+				fb.Bold = b
 			}
 		}
 		return fb, nil
 	}
 	return nil, errors.Join(errs...)
+}
+
+// face is a prepared face as a fyne resource whose bytes are made when asked for and let go
+// a while after: fyne parses a theme font into tables of its own (a copy), once per text style
+// and again when the theme changes, so keeping the 16 MB a CJK face takes as a single font for
+// the life of the app cost that much memory twice over (regular and bold) for nothing. Made
+// again, a face takes about 30 ms.
+type face struct {
+	name string
+	loc  fontscan.Location
+	base fyne.Resource
+
+	mu   sync.Mutex
+	data []byte
+	drop *time.Timer
+}
+
+// faceKeep is how long a face's bytes are kept after they were last asked for: fyne asks once
+// per style it draws, all while the first screen is laid out (a variable for tests).
+var faceKeep = 5 * time.Second
+
+// newFace prepares the face once, so that a font that cannot be used is known at once, and
+// keeps its bytes for fyne's first parse.
+func newFace(l fontscan.Location, base fyne.Resource) (*face, error) {
+	data, err := prepare(l, base)
+	if err != nil {
+		return nil, err
+	}
+	f := &face{name: fmt.Sprintf("%s-%d-fallback", l.File, l.Index), loc: l, base: base}
+	f.keep(data)
+	return f, nil
+}
+
+func (f *face) Name() string { return f.name }
+
+// Content is the face as a single font, made again when it was let go. If it cannot be made
+// again (the font file was removed while the app runs), it is fyne's own font, which lacks
+// the CJK characters but draws everything else.
+func (f *face) Content() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.data == nil {
+		data, err := prepare(f.loc, f.base)
+		if err != nil {
+			fyne.LogError("CJK font", err)
+			return f.base.Content()
+		}
+		f.data = data
+	}
+	data := f.data
+	f.keepLocked()
+	return data
+}
+
+func (f *face) keep(data []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.data = data
+	f.keepLocked()
+}
+
+func (f *face) keepLocked() {
+	if f.drop != nil {
+		f.drop.Stop()
+	}
+	f.drop = time.AfterFunc(faceKeep, func() {
+		f.mu.Lock()
+		f.data = nil
+		f.mu.Unlock()
+	})
+}
+
+// held says whether the face's bytes are in memory (for tests).
+func (f *face) held() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.data != nil
 }
 
 type quiet struct{}
@@ -160,9 +239,9 @@ func describe(l fontscan.Location) (gofont.Aspect, bool) {
 	return d.Aspect, true
 }
 
-// Prepare reads the face at l (a single font, or one face of a collection) and returns it as a
+// prepare reads the face at l (a single font, or one face of a collection) and returns it as a
 // single font whose character map keeps only what base lacks.
-func Prepare(l fontscan.Location, base fyne.Resource) (fyne.Resource, error) {
+func prepare(l fontscan.Location, base fyne.Resource) ([]byte, error) {
 	f, err := os.Open(l.File)
 	if err != nil {
 		return nil, err
@@ -186,7 +265,7 @@ func Prepare(l fontscan.Location, base fyne.Resource) (fyne.Resource, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("%s (face %d): no characters beyond fyne's font", l.File, l.Index)
 	}
-	return fyne.NewStaticResource(fmt.Sprintf("%s-%d-fallback", l.File, l.Index), data), nil
+	return data, nil
 }
 
 // Without writes the face ld as a single OpenType font for use in front of base: its character

@@ -98,3 +98,35 @@ func BenchmarkFind(b *testing.B) {
 		}
 	}
 }
+
+// TestFacesAreLetGoAndMadeAgain: a prepared face's bytes are let go once fyne has read them and
+// made again, the same, when asked for; a face whose file went away gives fyne's own font.
+func TestFacesAreLetGoAndMadeAgain(t *testing.T) {
+	old := faceKeep
+	faceKeep = 50 * time.Millisecond
+	defer func() { faceKeep = old }()
+	fb, err := Find(Families("en-US"))
+	if err != nil || fb == nil {
+		t.Fatalf("no CJK font found (install fonts-noto-cjk or fonts-wqy-microhei): %v", err)
+	}
+	f := fb.Regular.(*face)
+	first := bytes.Clone(f.Content())
+	deadline := time.Now().Add(5 * time.Second)
+	for f.held() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if f.held() {
+		t.Fatal("the face's bytes are still held after it was read")
+	}
+	if again := f.Content(); !bytes.Equal(again, first) {
+		t.Fatalf("made again: %d bytes, differ from the first %d", len(again), len(first))
+	}
+	if !f.held() {
+		t.Fatal("the face made again is not kept for the next parse")
+	}
+	gone := &face{name: "gone", loc: f.loc, base: theme.DefaultTextFont()}
+	gone.loc.File = t.TempDir() + "/removed.ttc"
+	if got := gone.Content(); !bytes.Equal(got, theme.DefaultTextFont().Content()) {
+		t.Fatalf("a face whose file is gone gave %d bytes, not fyne's font", len(got))
+	}
+}
