@@ -562,7 +562,10 @@ func (im *importer) flush(ds *odyssey.Dataset) error {
 		if size == 0 {
 			size = DefaultChunkEpisodes
 		}
-		if im.pending >= size {
+		// the last episodes are committed with the splits instead: a dataset of one chunk's
+		// size is one transaction, as a smaller one is
+		last := im.res.Episodes+im.res.Unchanged+im.res.Resumed >= im.expected
+		if im.pending >= size && !last {
 			return im.chunk()
 		}
 	}

@@ -89,6 +89,12 @@ func TestOdysseyChunkedImportResumes(t *testing.T) {
 					t.Errorf("%s: %d after the resumed import, %d after one import", q, b, a)
 				}
 			}
+			// a dataset of exactly a chunk's size is one transaction, as a smaller one is
+			exact := open("exact.db")
+			one, err := exact.ImportOdyssey(ctx, dataset(), OdysseyImportOptions{ChunkEpisodes: gen.Episodes})
+			if err != nil || one.Episodes != gen.Episodes || one.Chunks != 1 {
+				t.Fatalf("import in chunks of its own size: %+v %v", one, err)
+			}
 			// and a third run changes nothing
 			third, err := s.ImportOdyssey(ctx, dataset(), OdysseyImportOptions{ChunkEpisodes: chunk})
 			if err != nil || third.Episodes != 0 {
