@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agentdesk/agentdesk/engine/cputime"
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 )
@@ -157,12 +158,12 @@ func BenchmarkExplorer(b *testing.B) {
 	measure := func(b *testing.B, op func() error) {
 		var lat, cpu []time.Duration
 		for b.Loop() {
-			t0, c0 := time.Now(), processCPU()
+			t0, c0 := time.Now(), cputime.Process()
 			if err := op(); err != nil {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(t0))
-			cpu = append(cpu, processCPU()-c0)
+			cpu = append(cpu, cputime.Process()-c0)
 		}
 		q := func(ds []time.Duration, p float64) float64 {
 			slices.Sort(ds)
@@ -171,7 +172,7 @@ func BenchmarkExplorer(b *testing.B) {
 		b.ReportMetric(q(lat, 0.5), "p50-ms")
 		b.ReportMetric(q(lat, 0.95), "p95-ms")
 		b.ReportMetric(q(lat, 1), "max-ms")
-		if processCPU() > 0 {
+		if cputime.Process() > 0 {
 			b.ReportMetric(q(cpu, 0.5), "cpu-p50-ms")
 			b.ReportMetric(q(cpu, 0.95), "cpu-p95-ms")
 		}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentdesk/agentdesk/engine/cputime"
 )
 
 // makeLargeResaved builds a resaved file like the recorder's: trajectories of records with
@@ -169,14 +171,14 @@ func BenchmarkVisualizeExport(b *testing.B) {
 	pkl := filepath.Join(areaDir(b), "pickles/inputs/synthetic_visual.pkl")
 	dir := b.TempDir()
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		out := filepath.Join(dir, "run", string(rune('a'+i%26))+filepath.Base(dir)+itoa(i))
 		if _, err := Visualize(pkl, out, VisualizeOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportFrameRates(b, 5*b.N, processCPU()-cpu)
+	reportFrameRates(b, 5*b.N, cputime.Process()-cpu)
 }
 
 // reportFrameRates reports frames per wall-clock second and per CPU second (the process's user
@@ -275,14 +277,14 @@ func BenchmarkVisualizeExport1080x2400(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			dir := b.TempDir()
 			i := 0
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, err := Visualize(pkl, filepath.Join(dir, itoa(i)), VisualizeOptions{Workers: workers}); err != nil {
 					b.Fatal(err)
 				}
 				i++
 			}
-			reportFrameRates(b, n*b.N, processCPU()-cpu)
+			reportFrameRates(b, n*b.N, cputime.Process()-cpu)
 		})
 	}
 }
@@ -312,7 +314,7 @@ func BenchmarkExportFrames1080x2400(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			dir := b.TempDir()
 			i := 0
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				folder := filepath.Join(dir, itoa(i))
 				if err := os.Mkdir(folder, 0o755); err != nil {
@@ -325,7 +327,7 @@ func BenchmarkExportFrames1080x2400(b *testing.B) {
 				}
 				i++
 			}
-			reportFrameRates(b, n*b.N, processCPU()-cpu)
+			reportFrameRates(b, n*b.N, cputime.Process()-cpu)
 		})
 	}
 }
@@ -345,7 +347,7 @@ func BenchmarkEncodeFrames1080x2400(b *testing.B) {
 		imgs = append(imgs, img)
 	}
 	var buf bytes.Buffer
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		for _, img := range imgs {
 			buf.Reset()
@@ -354,7 +356,7 @@ func BenchmarkEncodeFrames1080x2400(b *testing.B) {
 			}
 		}
 	}
-	reportFrameRates(b, len(imgs)*b.N, processCPU()-cpu)
+	reportFrameRates(b, len(imgs)*b.N, cputime.Process()-cpu)
 }
 
 // BenchmarkEncodeBands1080x2400 is the export's own encoding of the same 30 frames (the
@@ -372,7 +374,7 @@ func BenchmarkEncodeBands1080x2400(b *testing.B) {
 		frames = append(frames, f)
 	}
 	var buf bytes.Buffer
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		for _, f := range frames {
 			buf.Reset()
@@ -381,7 +383,7 @@ func BenchmarkEncodeBands1080x2400(b *testing.B) {
 			}
 		}
 	}
-	reportFrameRates(b, len(frames)*b.N, processCPU()-cpu)
+	reportFrameRates(b, len(frames)*b.N, cputime.Process()-cpu)
 }
 
 // BenchmarkEncodeJPEG1080x2800 is the JPEG encoding of one phone-sized frame alone (the

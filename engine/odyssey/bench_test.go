@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/agentdesk/agentdesk/engine/cputime"
 )
 
 // BenchmarkReadDataset reads and checks every annotation of a full-scale synthetic v2 dataset
@@ -21,7 +24,9 @@ func BenchmarkReadDataset(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var cpu time.Duration
 	for b.Loop() {
+		cpu0 := cputime.Process()
 		ds, err := OpenDataset(dir)
 		if err != nil {
 			b.Fatal(err)
@@ -31,11 +36,16 @@ func BenchmarkReadDataset(b *testing.B) {
 			steps += len(a.Steps)
 			return nil
 		})
+		cpu += cputime.Process() - cpu0
 		if err != nil || steps != gen.Steps {
 			b.Fatalf("%d steps, %v", steps, err)
 		}
 	}
 	b.ReportMetric(float64(gen.Steps), "steps")
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "episodes/CPU-s")
+	}
 }
 
 // BenchmarkEvaluate scores 100k predictions on the per-category branch.
