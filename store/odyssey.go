@@ -563,8 +563,10 @@ func (im *importer) flush(ds *odyssey.Dataset) error {
 			size = DefaultChunkEpisodes
 		}
 		// the last episodes are committed with the splits instead: a dataset of one chunk's
-		// size is one transaction, as a smaller one is
-		last := im.res.Episodes+im.res.Unchanged+im.res.Resumed >= im.expected
+		// size is one transaction, as a smaller one is (expected is exact for a folder of files
+		// and for a one-file variant; when a one-file variant fills in a folder's missing
+		// episodes the count is passed on the way, and a chunk then waits for the next batch)
+		last := im.res.Episodes+im.res.Unchanged+im.res.Resumed == im.expected
 		if im.pending >= size && !last {
 			return im.chunk()
 		}

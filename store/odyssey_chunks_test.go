@@ -103,3 +103,46 @@ func TestOdysseyChunkedImportResumes(t *testing.T) {
 		})
 	}
 }
+
+// TestOdysseyChunkedFillFromAllFile: a folder whose per-episode files lack some episodes, filled
+// in from its one-file variant, still commits a chunk at a time through both parts (the count
+// of the one-file variant arrives on the way) and stores every episode.
+func TestOdysseyChunkedFillFromAllFile(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "ds")
+	gen, err := odyssey.Generate(ctx, dir, odyssey.GenerateOptions{Episodes: 600, Seed: 3, Screenshots: "none", AllFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "annotations", "*.json"))
+	if err != nil || len(files) != gen.Episodes {
+		t.Fatalf("%d annotation files, %v", len(files), err)
+	}
+	for _, f := range files[:350] {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := odyssey.OpenDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds.FillFromAllFile = true
+	s, err := Open(filepath.Join(t.TempDir(), "fill.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.ImportOdyssey(ctx, ds, OdysseyImportOptions{ChunkEpisodes: episodeBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Episodes != gen.Episodes || res.Chunks < gen.Episodes/episodeBatch {
+		t.Fatalf("%d episodes in %d transactions; want %d in at least %d", res.Episodes, res.Chunks, gen.Episodes, gen.Episodes/episodeBatch)
+	}
+	var stored int
+	s.db.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&stored)
+	if stored != gen.Episodes {
+		t.Fatalf("%d episodes stored, want %d", stored, gen.Episodes)
+	}
+}
