@@ -175,6 +175,10 @@ type EpisodeOptions struct {
 	OnSkip func(SourceFile)
 	// Workers parse files in parallel (default: GOMAXPROCS, at most 4).
 	Workers int
+	// ReadAhead is how many parsed episodes may wait for fn (default: 4 per worker). A caller
+	// whose fn works in batches, as a store import does, lets the workers read a batch or two
+	// ahead, so that they parse while fn writes instead of waiting for it.
+	ReadAhead int
 	// OnCount, when set, is told how many episodes a one-file variant holds once it has been
 	// scanned (before they are parsed), for progress bars.
 	OnCount func(n int)
@@ -237,7 +241,7 @@ func (d *Dataset) listEpisodes(ctx context.Context, file string, opts EpisodeOpt
 	if opts.OnCount != nil {
 		opts.OnCount(len(starts))
 	}
-	return inOrder(ctx, len(starts), opts.Workers, func(ctx context.Context, i int) (*Annotation, error) {
+	return inOrder(ctx, len(starts), opts.Workers, opts.ReadAhead, func(ctx context.Context, i int) (*Annotation, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -298,7 +302,7 @@ func (d *Dataset) fileEpisodes(ctx context.Context, opts EpisodeOptions, fn func
 		src  SourceFile
 		skip bool
 	}
-	return inOrder(ctx, len(d.AnnotationFiles), opts.Workers, func(ctx context.Context, i int) (read, error) {
+	return inOrder(ctx, len(d.AnnotationFiles), opts.Workers, opts.ReadAhead, func(ctx context.Context, i int) (read, error) {
 		a, src, skip, err := readEpisodeFile(ctx, archives, d.AnnotationFiles[i], opts.Skip)
 		return read{a, src, skip}, err
 	}, func(r read) error {
@@ -314,8 +318,9 @@ func (d *Dataset) fileEpisodes(ctx context.Context, opts EpisodeOptions, fn func
 
 // inOrder runs work for 0..n-1 on a few goroutines (default GOMAXPROCS, at most 4) and hands
 // the results to deliver in order, from the calling goroutine. A window of pending results
-// lets the workers run ahead of a slow deliver. The first error (of work or deliver) stops it.
-func inOrder[T any](ctx context.Context, n, workers int, work func(context.Context, int) (T, error), deliver func(T) error) error {
+// (ahead; default 4 per worker) lets the workers run ahead of a slow deliver. The first error
+// (of work or deliver) stops it.
+func inOrder[T any](ctx context.Context, n, workers, ahead int, work func(context.Context, int) (T, error), deliver func(T) error) error {
 	if workers <= 0 {
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
@@ -330,7 +335,10 @@ func inOrder[T any](ctx context.Context, n, workers int, work func(context.Conte
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	queue := make(chan *result, workers*4)
+	if ahead <= 0 {
+		ahead = workers * 4
+	}
+	queue := make(chan *result, ahead)
 	jobs := make(chan job, workers*4)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
