@@ -356,7 +356,7 @@ func (im *importer) episodes(ds *odyssey.Dataset) error {
 		// window (8 episodes on two cores) they waited for each write and the import ran on
 		// little more than one core: 20k episodes in 8.2 s, 6.2 s with this (28 MB more).
 		ReadAhead: 2 * episodeBatch,
-		Skip: func(src odyssey.SourceFile) bool { return im.known[src.SHA256] },
+		Skip:      func(src odyssey.SourceFile) bool { return im.known[src.SHA256] },
 		OnSkip: func(odyssey.SourceFile) {
 			im.res.Unchanged++
 			tick()
