@@ -191,20 +191,14 @@ func (r reader) SortedIDs(ctx context.Context, f episode.Filter, s episode.Sort)
 }
 
 func (r reader) ids(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := r.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var ids []int64
-	for rows.Next() {
+	err := scanRows(ctx, r.q, query, func(rows *sql.Rows) error {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&id)
 		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+		return err
+	}, args...)
+	return ids, err
 }
 
 // EpisodeRows reads the listing rows of episodes by id, in the order given, with each row's

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -89,6 +90,16 @@ func (s *posSet) settle(n int) {
 	}
 }
 
+// setIn is m's set for key, added empty when m has none.
+func setIn(m map[string]*posSet, key string) *posSet {
+	s := m[key]
+	if s == nil {
+		s = &posSet{}
+		m[key] = s
+	}
+	return s
+}
+
 // orInto adds the set's positions to b.
 func (s *posSet) orInto(b bitset) {
 	if s == nil {
@@ -125,7 +136,7 @@ type explorerIndex struct {
 	frequent map[string]bitset
 
 	textMu sync.Mutex
-	texts  []textSet // the last searches, newest last
+	texts  []*textSet // the last searches, newest last
 
 	// actionSteps counts steps per action kind and episode, read when the statistics are
 	// first asked for (explorer_index_stats.go).
@@ -186,14 +197,15 @@ func (s *Store) PrepareExplorer(ctx context.Context) error {
 			}
 			return nil
 		}
+		// no index: a build runs (or reading data_version failed, or the store is closing)
 		x.mu.Lock()
 		done, err := x.done, x.lastErr
 		x.mu.Unlock()
+		if err != nil {
+			return err
+		}
 		if done == nil {
-			if err != nil {
-				return err
-			}
-			continue
+			return errors.New("explorer index: the store is closed")
 		}
 		select {
 		case <-done:
@@ -338,12 +350,7 @@ func (s *Store) buildExplorerIndex(ctx context.Context, version int64) (*explore
 	idx.ids = make([]int64, n)
 	for i, r := range all {
 		idx.ids[i] = r.id
-		b := idx.sources[names[r.src]]
-		if b == nil {
-			b = &posSet{}
-			idx.sources[names[r.src]] = b
-		}
-		b.add(int32(i))
+		setIn(idx.sources, names[r.src]).add(int32(i))
 	}
 	all = nil
 	for _, b := range idx.sources {
@@ -378,10 +385,7 @@ func (s *Store) buildExplorerIndex(ctx context.Context, version int64) (*explore
 				m = map[string]*posSet{}
 				idx.facets[facet] = m
 			}
-			if cur = m[value]; cur == nil {
-				cur = &posSet{}
-				m[value] = cur
-			}
+			cur = setIn(m, value)
 		}
 		if p, ok := idx.position(id); ok {
 			cur.add(p) // in episode id order: the primary key's
@@ -406,13 +410,8 @@ func (s *Store) buildExplorerIndex(ctx context.Context, version int64) (*explore
 			m = map[string]*posSet{"": {}}
 			idx.splits[name] = m
 		}
-		b := m[part]
-		if b == nil {
-			b = &posSet{}
-			m[part] = b
-		}
 		if p, ok := idx.position(id); ok { // in episode id order within a split: its primary key's
-			b.add(p)
+			setIn(m, part).add(p)
 			m[""].add(p)
 		}
 		return nil
@@ -509,21 +508,6 @@ func (idx *explorerIndex) readOrder(ctx context.Context, q querier, key episode.
 		return nil, fmt.Errorf("explorer index: %s has %d episodes, the index %d", index, len(order), len(idx.ids))
 	}
 	return order, nil
-}
-
-// scanRows runs query and calls fn on each row (fn scans it); fn's error stops.
-func scanRows(ctx context.Context, q querier, query string, fn func(*sql.Rows) error, args ...any) error {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 // position finds an episode id's position.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 )
@@ -16,9 +17,9 @@ import (
 func (idx *explorerIndex) selection(ctx context.Context, q querier, f episode.Filter) (bitset, error) {
 	n := len(idx.ids)
 	var sel bitset
-	and := func(b bitset) {
+	and := func(b bitset) { // b is not changed: it may be a cached search's set
 		if sel == nil {
-			sel = b
+			sel = slices.Clone(b)
 			return
 		}
 		sel.and(b)
@@ -59,12 +60,7 @@ func (idx *explorerIndex) selection(ctx context.Context, q querier, f episode.Fi
 		if err != nil {
 			return nil, err
 		}
-		if sel == nil {
-			sel = newBitset(n)
-			copy(sel, b) // the cached set stays as it is
-		} else {
-			sel.and(b)
-		}
+		and(b)
 	}
 	return sel, nil
 }

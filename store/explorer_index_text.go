@@ -60,9 +60,7 @@ func (idx *explorerIndex) readVocabulary(ctx context.Context, q querier) error {
 	}); err != nil {
 		return err
 	}
-	if !slices.IsSortedFunc(idx.vocab, func(a, b vocabTerm) int { return strings.Compare(a.term, b.term) }) {
-		slices.SortFunc(idx.vocab, func(a, b vocabTerm) int { return strings.Compare(a.term, b.term) })
-	}
+	slices.SortFunc(idx.vocab, func(a, b vocabTerm) int { return strings.Compare(a.term, b.term) })
 	common := slices.Clone(idx.vocab)
 	slices.SortFunc(common, func(a, b vocabTerm) int { return b.docs - a.docs })
 	idx.frequent = map[string]bitset{}
@@ -126,8 +124,7 @@ func (idx *explorerIndex) searchSet(ctx context.Context, q querier, text string)
 			return nil, err
 		}
 		if sel == nil {
-			sel = newBitset(len(idx.ids))
-			copy(sel, b)
+			sel = slices.Clone(b) // b may be the index's own set
 		} else {
 			sel.and(b)
 		}
@@ -186,13 +183,23 @@ func (idx *explorerIndex) prefixSet(ctx context.Context, q querier, prefix strin
 // textSet is the set of episodes a search as typed matches (episode.TextQuery), from the cache
 // of recent searches or made by searchSet.
 func (idx *explorerIndex) textSet(ctx context.Context, q querier, text string) (bitset, error) {
+	t, err := idx.search(ctx, q, text)
+	if err != nil {
+		return nil, err
+	}
+	return t.set, nil
+}
+
+// search is the cache entry of a search as typed, made (by searchSet) when it is not among the
+// recent ones; the newest is kept last.
+func (idx *explorerIndex) search(ctx context.Context, q querier, text string) (*textSet, error) {
 	query := episode.TextQuery(text)
 	idx.textMu.Lock()
 	defer idx.textMu.Unlock()
 	for i, t := range idx.texts {
 		if t.query == query {
-			idx.texts = append(append(idx.texts[:i:i], idx.texts[i+1:]...), t)
-			return t.set, nil
+			idx.texts = append(slices.Delete(idx.texts, i, i+1), t)
+			return t, nil
 		}
 	}
 	b, err := idx.searchSet(ctx, q, text)
@@ -200,10 +207,11 @@ func (idx *explorerIndex) textSet(ctx context.Context, q querier, text string) (
 		return nil, err
 	}
 	if len(idx.texts) == textSetsKept {
-		idx.texts = idx.texts[1:]
+		idx.texts = slices.Delete(idx.texts, 0, 1)
 	}
-	idx.texts = append(idx.texts, textSet{query: query, set: b})
-	return b, nil
+	t := &textSet{query: query, set: b}
+	idx.texts = append(idx.texts, t)
+	return t, nil
 }
 
 // RelevanceLimit bounds the work of ranking a search by relevance: its matches times the words
@@ -263,19 +271,13 @@ func (s *Store) relevanceOrder(ctx context.Context, idx *explorerIndex, f episod
 // list, so FTS5 ranks the search's matches once, whatever the filter (SQL would test each
 // match against the filter's id sets, built again for every page).
 func (idx *explorerIndex) ranked(ctx context.Context, q querier, text string, desc bool) ([]int32, error) {
-	if _, err := idx.textSet(ctx, q, text); err != nil { // the entry the ranking is kept in
+	t, err := idx.search(ctx, q, text) // the entry the ranking is kept in
+	if err != nil {
 		return nil, err
 	}
-	query := episode.TextQuery(text)
 	idx.textMu.Lock()
 	defer idx.textMu.Unlock()
-	var t *textSet
-	for i := range idx.texts {
-		if idx.texts[i].query == query {
-			t = &idx.texts[i]
-		}
-	}
-	if t != nil && t.rankedDesc == desc && t.ranked != nil {
+	if t.ranked != nil && t.rankedDesc == desc {
 		return t.ranked, nil
 	}
 	type hit struct {
@@ -283,7 +285,7 @@ func (idx *explorerIndex) ranked(ctx context.Context, q querier, text string, de
 		rank float64
 	}
 	var hits []hit
-	err := scanRows(ctx, q, `SELECT rowid, rank FROM episode_text WHERE episode_text MATCH ? ORDER BY rank, rowid`, func(rows *sql.Rows) error {
+	err = scanRows(ctx, q, `SELECT rowid, rank FROM episode_text WHERE episode_text MATCH ? ORDER BY rank, rowid`, func(rows *sql.Rows) error {
 		var id int64
 		var h hit
 		if err := rows.Scan(&id, &h.rank); err != nil {
@@ -295,7 +297,7 @@ func (idx *explorerIndex) ranked(ctx context.Context, q querier, text string, de
 			hits = append(hits, h)
 		}
 		return nil
-	}, query)
+	}, t.query)
 	if err != nil {
 		return nil, err
 	}
@@ -306,8 +308,6 @@ func (idx *explorerIndex) ranked(ctx context.Context, q querier, text string, de
 	for i, h := range hits {
 		out[i] = h.p
 	}
-	if t != nil {
-		t.ranked, t.rankedDesc = out, desc
-	}
+	t.ranked, t.rankedDesc = out, desc
 	return out, nil
 }

@@ -207,3 +207,18 @@ type querier interface {
 type reader struct {
 	q querier
 }
+
+// scanRows runs query and calls fn on each row (fn scans it); fn's error stops.
+func scanRows(ctx context.Context, q querier, query string, fn func(*sql.Rows) error, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
