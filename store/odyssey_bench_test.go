@@ -14,21 +14,31 @@ import (
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 )
 
+// benchDataset generates the synthetic GUI Odyssey v2 dataset the import benchmarks read:
+// 8,334 episodes (the release's size; AGENTDESK_ODYSSEY_EPISODES changes it), screenshots as
+// GenerateOptions.Screenshots takes them.
+func benchDataset(b *testing.B, screenshots string) (string, odyssey.GenerateResult) {
+	b.Helper()
+	n := 8334
+	if v, err := strconv.Atoi(os.Getenv("AGENTDESK_ODYSSEY_EPISODES")); err == nil && v > 0 {
+		n = v
+	}
+	dir := filepath.Join(b.TempDir(), "odyssey")
+	gen, err := odyssey.Generate(context.Background(), dir, odyssey.GenerateOptions{Episodes: n, Seed: 1, Screenshots: screenshots})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, gen
+}
+
 // BenchmarkOdysseyImport imports a full-scale synthetic GUI Odyssey v2 dataset (8,334
 // episodes, about 128k steps, its four splits and a zip of tiny screenshots) into an empty
 // store: reading and checking every annotation, one transaction for everything.
 // AGENTDESK_ODYSSEY_EPISODES changes the size.
 func BenchmarkOdysseyImport(b *testing.B) {
 	ctx := context.Background()
-	n := 8334
-	if v, err := strconv.Atoi(os.Getenv("AGENTDESK_ODYSSEY_EPISODES")); err == nil && v > 0 {
-		n = v
-	}
-	dir := filepath.Join(b.TempDir(), "odyssey")
-	gen, err := odyssey.Generate(ctx, dir, odyssey.GenerateOptions{Episodes: n, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, gen := benchDataset(b, "zip")
+	n := gen.Episodes
 	steps := 0
 	for b.Loop() {
 		b.StopTimer()
@@ -65,14 +75,8 @@ func BenchmarkOdysseyImport(b *testing.B) {
 // can reach.
 func BenchmarkOdysseyWriteFloor(b *testing.B) {
 	ctx := context.Background()
-	n := 8334
-	if v, err := strconv.Atoi(os.Getenv("AGENTDESK_ODYSSEY_EPISODES")); err == nil && v > 0 {
-		n = v
-	}
-	dir := filepath.Join(b.TempDir(), "odyssey")
-	if _, err := odyssey.Generate(ctx, dir, odyssey.GenerateOptions{Episodes: n, Seed: 1, Screenshots: "none"}); err != nil {
-		b.Fatal(err)
-	}
+	dir, gen := benchDataset(b, "none")
+	n := gen.Episodes
 	files, err := filepath.Glob(filepath.Join(dir, "annotations", "*.json"))
 	if err != nil || len(files) != n {
 		b.Fatalf("%d annotation files, %v", len(files), err)
