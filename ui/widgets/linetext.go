@@ -36,9 +36,6 @@ func (t *LineText) SetSegments(segs []widget.RichTextSegment) {
 	t.cut(t.Size().Width)
 }
 
-// Shown is the line as drawn (cut to the width, with its "…").
-func (t *LineText) Shown() []widget.RichTextSegment { return t.rt.Segments }
-
 // cut fits the segments into width w.
 func (t *LineText) cut(w float32) {
 	if w == t.fit && t.fit >= 0 {

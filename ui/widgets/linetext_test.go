@@ -34,7 +34,7 @@ func TestLineTextCutsToItsWidth(t *testing.T) {
 	width := func() (float32, string) {
 		var sum float32
 		var s strings.Builder
-		for _, seg := range l.Shown() {
+		for _, seg := range l.rt.Segments {
 			ts := seg.(*widget.TextSegment)
 			sum += fyne.MeasureText(ts.Text, theme.TextSize(), ts.Style.TextStyle).Width
 			s.WriteString(ts.Text)
@@ -56,7 +56,7 @@ func TestLineTextCutsToItsWidth(t *testing.T) {
 	}
 	// Matches keep their style where they show.
 	l.Resize(fyne.NewSize(1000, 36))
-	if ts := l.Shown()[1].(*widget.TextSegment); !ts.Style.TextStyle.Bold || ts.Text != "the" {
+	if ts := l.rt.Segments[1].(*widget.TextSegment); !ts.Style.TextStyle.Bold || ts.Text != "the" {
 		t.Errorf("second segment %+v", ts)
 	}
 }
