@@ -244,6 +244,16 @@ func (s *Shell) show(sc *Screen) {
 	}
 }
 
+// Workspace is the workspace of the screen with this id, created if it was not yet; nil when
+// the id is not a workspace's.
+func (s *Shell) Workspace(id string) workspace.Workspace {
+	sc := s.screen(id)
+	if sc == nil || sc.Workspace == nil {
+		return nil
+	}
+	return s.workspace(sc)
+}
+
 // workspace returns the workspace of sc, creating it the first time.
 func (s *Shell) workspace(sc *Screen) workspace.Workspace {
 	ws := s.open[sc.ID]

@@ -179,3 +179,11 @@ func contains(o, target fyne.CanvasObject) bool {
 	}
 	return false
 }
+
+// Running is implemented by workspaces whose background work other people depend on (a study
+// served to participants' browsers): quitting stops it, so the shell asks first.
+type Running interface {
+	// RunningWork says what quitting would stop, as a sentence ("Study “Sample chats” is
+	// served to participants: quitting stops serving it."); "" when nothing runs.
+	RunningWork() string
+}
