@@ -2,17 +2,19 @@
 # The UI tour: the real app under Xvfb with a window manager (openbox), at each screen size, in
 # both themes, every screen, tab and dialog (app/desktop/uitour), one screenshot each in OUT.
 # Fails when the tour reports a window larger than the screen, a screen or dialog larger than
-# the window, when closing the window with unsaved work does not ask, or when the app logs any
-# fyne warning (thread misuse included) or crashes.
+# the window, a widget a workspace's main task needs that is not in view without scrolling (the
+# checks are written to OUT/visibility-<size>.json), an answer that moves when another is chosen,
+# when closing the window with unsaved work does not ask, or when the app logs any fyne warning
+# (thread misuse included) or crashes.
 #
-#   scripts/ui-tour.sh [OUT] [SIZES...]      (default: ui-tour, 1024x700 1280x720 1920x1080)
+#   scripts/ui-tour.sh [OUT] [SIZES...]      (default: ui-tour, 1024x700 1366x768 1920x1080)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 OUT=${1:-ui-tour}
 shift || true
 SIZES=("$@")
-[ ${#SIZES[@]} -eq 0 ] && SIZES=(1024x700 1280x720 1920x1080)
+[ ${#SIZES[@]} -eq 0 ] && SIZES=(1024x700 1366x768 1920x1080)
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)

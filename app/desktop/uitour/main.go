@@ -34,7 +34,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "uitour:", err)
 		os.Exit(2)
 	}
-	t := &tour{out: *out, label: *label, themes: strings.Split(*themes, ","), chromium: *study, onlyStudy: *onlyStudy}
+	t := &tour{out: *out, label: *label, themes: strings.Split(*themes, ","), chromium: *study, onlyStudy: *onlyStudy,
+		seenTasks: map[string]bool{}}
 	code := desktop.RunWith(app.GUIOptions{StorePath: *storePath, Screen: "home"}, t.run)
 	if code != 0 {
 		t.failf("the app exited with status %d", code)

@@ -34,6 +34,9 @@ type tour struct {
 	shots    []string
 	// seen are the dialogs opened so far (by screen and button), each toured once per theme
 	seen map[string]bool
+	// checks are the visibility checks of the tasks (visibility.go); seenTasks the tasks offered
+	checks    []visibilityCheck
+	seenTasks map[string]bool
 }
 
 // settle is how long the tour lets a screen draw and its background reads finish.
@@ -83,6 +86,7 @@ func (t *tour) run(d desktop.Started) {
 		}
 		t.menuDialogs(th)
 	}
+	t.checkTasksSeen()
 	if t.chromium != "" {
 		t.study(t.themes[len(t.themes)-1], t.chromium)
 	}
@@ -147,6 +151,7 @@ func (t *tour) screen(th, id string) {
 		time.Sleep(2 * settle)
 		t.visit(th, id+"-open")
 	}
+	t.tasks(th, id)
 }
 
 // openSomething opens the first thing the screen lists: the first recent template folder,
@@ -478,6 +483,9 @@ func (t *tour) waitFor(d time.Duration, cond func() bool) bool {
 
 // finish writes the report and returns the exit status.
 func (t *tour) finish() int {
+	if err := t.writeVisibility(); err != nil {
+		t.failf("writing visibility.json: %v", err)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	report := fmt.Sprintf("%s: %d screenshots, %d failures\n", t.label, len(t.shots), len(t.failures))
