@@ -93,3 +93,30 @@ func (g *Workspace) updateOverlay() {
 	}
 	g.inventory.Refresh()
 }
+
+// fixedSize asks for exactly its size whatever its objects need, and lays them over each other
+// at its own size: a slot whose contents change without moving anything around it.
+type fixedSize struct{ size fyne.Size }
+
+func (l fixedSize) MinSize([]fyne.CanvasObject) fyne.Size { return l.size }
+func (l fixedSize) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.Position{})
+		o.Resize(size)
+	}
+}
+
+// atLeast lays its objects over each other and asks for at least min: a panel that does not
+// shrink and grow with its text.
+type atLeast struct{ min fyne.Size }
+
+func (l atLeast) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m := l.min
+	for _, o := range objs {
+		if o.Visible() {
+			m = m.Max(o.MinSize())
+		}
+	}
+	return m
+}
+func (l atLeast) Layout(objs []fyne.CanvasObject, size fyne.Size) { fixedSize{}.Layout(objs, size) }
