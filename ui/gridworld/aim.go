@@ -163,7 +163,7 @@ type crosshair struct {
 	objs       []fyne.CanvasObject
 	at         fyne.Position // centre, in the view's coordinates
 	shown      bool
-	faint      bool // the aim meets nothing: the mark shows the end of the reach
+	faint      bool // orbit view, the aim meets nothing: the mark shows the end of the reach
 }
 
 const crossArm, crossWidth = 11, 2
@@ -198,13 +198,14 @@ func (c *crosshair) Layout(_ []fyne.CanvasObject, _ fyne.Size) {
 		r.Resize(fyne.NewSize(w, h))
 	}
 	const a, t = crossArm, crossWidth
-	place(c.rims[0], x-a-1, y-t/2-1, 2*a+2, t+2)
-	place(c.rims[1], x-t/2-1, y-a-1, t+2, 2*a+2)
+	const m = 2 // the rim
+	place(c.rims[0], x-a-m, y-t/2-m, 2*a+2*m, t+2*m)
+	place(c.rims[1], x-t/2-m, y-a-m, t+2*m, 2*a+2*m)
 	place(c.arms[0], x-a, y-t/2, 2*a, t)
 	place(c.arms[1], x-t/2, y-a, t, 2*a)
 	for i := range c.arms {
 		c.arms[i].FillColor = color.NRGBA{255, 255, 255, alpha}
-		c.rims[i].FillColor = color.NRGBA{0, 0, 0, alpha * 3 / 4}
+		c.rims[i].FillColor = color.NRGBA{0, 0, 0, uint8(int(alpha) * 200 / 255)}
 	}
 }
 
@@ -220,14 +221,14 @@ func (g *Workspace) updateAim(v WorldView, size fyne.Size, scale float32) {
 		return
 	}
 	a := aimOf(st)
-	g.cross.faint = !a.focus.HasHit
+	g.cross.faint = !a.focus.HasHit && !v.FirstPerson // (the first-person one marks the sight line)
 	g.cross.shown = true
 	if p, ok := g.renderer.(Projector); ok {
 		x, y, in := p.Project(v, a.point)
-		g.cross.at = fyne.NewPos(float32(x)/scale, float32(y)/scale)
+		g.cross.at = fyne.NewPos(float32(math.Round(x/float64(scale))), float32(math.Round(y/float64(scale))))
 		g.cross.shown = in && g.cross.at.X >= 0 && g.cross.at.Y >= 0 && g.cross.at.X <= size.Width && g.cross.at.Y <= size.Height
 	} else if v.FirstPerson {
-		g.cross.at = fyne.NewPos(size.Width/2, size.Height/2)
+		g.cross.at = fyne.NewPos(float32(math.Round(float64(size.Width/2))), float32(math.Round(float64(size.Height/2))))
 	} else {
 		g.cross.shown = false
 	}

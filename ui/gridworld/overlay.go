@@ -92,6 +92,10 @@ func (g *Workspace) updateOverlay() {
 		}
 	}
 	g.inventory.Refresh()
+	if hide := g.replay != nil; hide != g.inventory.Hidden { // a replay frame has no inventory
+		g.inventory.Hidden = hide
+		g.bottomPanel.Refresh()
+	}
 }
 
 // fixedSize asks for exactly its size whatever its objects need, and lays them over each other

@@ -72,6 +72,7 @@ type Workspace struct {
 	// line shows it until the next input
 	why         string
 	rewardPanel *widgets.Panel
+	bottomPanel *widgets.Panel
 	camera      *widget.RadioGroup
 	more        *widget.Button
 	bars        *fyne.Container // the play controls or the replay's, one line
@@ -213,10 +214,10 @@ func (g *Workspace) build() {
 	g.rewardPanel = widgets.NewPanel(container.NewBorder(nil, nil, nil, container.NewCenter(flashSlot),
 		container.New(atLeast{fyne.NewSize(totalsW, 0)}, container.NewVBox(g.totalText, g.stepText))))
 	topRight := container.New(atLeast{fyne.NewSize(220, 0)}, widgets.NewPanel(g.progressL, g.progress))
-	bottom := widgets.NewPanel(g.instr, g.inventory, g.aimText)
+	g.bottomPanel = widgets.NewPanel(g.instr, g.inventory, g.aimText)
 	overlay := container.NewBorder(
 		container.NewBorder(nil, nil, container.NewVBox(g.rewardPanel), container.NewVBox(topRight)),
-		bottom, nil, nil)
+		g.bottomPanel, nil, nil)
 	g.cross = newCrosshair()
 	g.aimLayer = container.New(g.cross, g.cross.objs...)
 	world := container.NewStack(g.view, g.aimLayer, container.NewPadded(overlay))
@@ -275,7 +276,7 @@ func (g *Workspace) build() {
 	// replaying, the viewer (its step's first-person frame, timeline and playback) heads the
 	// side panel; the world keeps the main area
 	g.sideReplay = container.NewVSplit(g.viewer, sideScroll)
-	g.sideReplay.Offset = 0.7
+	g.sideReplay.Offset = 0.75
 	g.side = container.NewStack(sideScroll)
 	g.sidePlay = sideScroll
 	g.world = world
