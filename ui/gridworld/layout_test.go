@@ -176,6 +176,10 @@ func TestGridworldTasksInView(t *testing.T) {
 		if vs.Height < size.Height-130 || vs.Width < size.Width*0.65 {
 			t.Errorf("%v: the 3D view is only %v", size, vs)
 		}
+		// on a large screen the target's picture grows with the side panel
+		if ph := g.preview.Size().Height; size.Width >= 1900 && ph < 250 {
+			t.Errorf("%v: the target's picture is only %v tall", size, ph)
+		}
 		if err := tasks.StartTask("gridworld.nothing"); err == nil {
 			t.Error("an unknown task started")
 		}
@@ -412,5 +416,15 @@ func TestGridworldReplayLayout(t *testing.T) {
 	}
 	if vs := g.view.Size(); vs.Height < 450 || vs.Width < 600 {
 		t.Fatalf("replaying, the 3D view is only %v", vs)
+	}
+	// the bottom panel holds the instruction and the aim line, with no empty inventory between
+	ip, _ := absPos(root, g.instr)
+	ap, _ := absPos(root, g.aimText)
+	if gap := ap.Y - (ip.Y + g.instr.Size().Height); gap > 2*theme.Padding() {
+		t.Fatalf("replaying, %v between the instruction and the aim line", gap)
+	}
+	g.exitReplay()
+	if !g.inventory.Visible() || uitest.Find(g.inventory, func(*fyne.Container) bool { return true }) == nil {
+		t.Fatal("back to playing, no inventory")
 	}
 }

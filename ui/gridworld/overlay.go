@@ -94,7 +94,7 @@ func (g *Workspace) updateOverlay() {
 	g.inventory.Refresh()
 	if hide := g.replay != nil; hide != g.inventory.Hidden { // a replay frame has no inventory
 		g.inventory.Hidden = hide
-		g.bottomPanel.Refresh()
+		g.overlay.Refresh()
 	}
 }
 
@@ -124,3 +124,33 @@ func (l atLeast) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return m
 }
 func (l atLeast) Layout(objs []fyne.CanvasObject, size fyne.Size) { fixedSize{}.Layout(objs, size) }
+
+// aspectBox gives its object the width it is laid out at and a height of ratio times that
+// width (between min's height and maxH): the target's picture grows with the side panel on a
+// large screen. A new width makes the containers around lay out again, once.
+type aspectBox struct {
+	min         fyne.Size
+	ratio, maxH float32
+	width       float32
+	relayout    func()
+}
+
+func (l *aspectBox) height() float32 {
+	return max(l.min.Height, min(l.maxH, l.width*l.ratio))
+}
+
+func (l *aspectBox) MinSize([]fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(l.min.Width, l.height())
+}
+
+func (l *aspectBox) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	fixedSize{}.Layout(objs, size)
+	if size.Width == l.width {
+		return
+	}
+	before := l.height()
+	l.width = size.Width
+	if l.height() != before && l.relayout != nil {
+		fyne.Do(l.relayout) // (not inside this layout pass)
+	}
+}

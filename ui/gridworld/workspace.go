@@ -73,6 +73,7 @@ type Workspace struct {
 	why         string
 	rewardPanel *widgets.Panel
 	bottomPanel *widgets.Panel
+	overlay     *fyne.Container
 	camera      *widget.RadioGroup
 	more        *widget.Button
 	bars        *fyne.Container // the play controls or the replay's, one line
@@ -215,12 +216,12 @@ func (g *Workspace) build() {
 		container.New(atLeast{fyne.NewSize(totalsW, 0)}, container.NewVBox(g.totalText, g.stepText))))
 	topRight := container.New(atLeast{fyne.NewSize(220, 0)}, widgets.NewPanel(g.progressL, g.progress))
 	g.bottomPanel = widgets.NewPanel(g.instr, g.inventory, g.aimText)
-	overlay := container.NewBorder(
+	g.overlay = container.NewBorder(
 		container.NewBorder(nil, nil, container.NewVBox(g.rewardPanel), container.NewVBox(topRight)),
 		g.bottomPanel, nil, nil)
 	g.cross = newCrosshair()
 	g.aimLayer = container.New(g.cross, g.cross.objs...)
-	world := container.NewStack(g.view, g.aimLayer, container.NewPadded(overlay))
+	world := container.NewStack(g.view, g.aimLayer, container.NewPadded(g.overlay))
 
 	// play controls: one line; the settings one changes once in a while are in the ⋯ menu
 	g.taskSelect = widget.NewSelect(nil, func(name string) { g.selectTask(name) })
@@ -269,14 +270,17 @@ func (g *Workspace) build() {
 		"arrows or drag look · 1-6 colour · Q or click break · E or right click place, where the " +
 		"crosshair is (in the orbit view it marks where the agent aims) · wheel zooms the orbit camera.")
 	help.Wrapping = fyne.TextWrapWord
+	previewBox := &aspectBox{min: fyne.NewSize(220, 165), ratio: 0.75, maxH: 340}
+	preview := container.New(previewBox, g.preview)
 	sideScroll := container.NewVScroll(container.NewVBox(
-		widget.NewLabelWithStyle("Target", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.preview,
+		widget.NewLabelWithStyle("Target", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), preview,
 		widget.NewLabelWithStyle("Dialog", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.dialogText,
 		g.totalsPlot, g.episodePlot, g.chartNote, widget.NewSeparator(), help))
+	previewBox.relayout = func() { sideScroll.Content.Refresh(); sideScroll.Refresh() }
 	// replaying, the viewer (its step's first-person frame, timeline and playback) heads the
 	// side panel; the world keeps the main area
 	g.sideReplay = container.NewVSplit(g.viewer, sideScroll)
-	g.sideReplay.Offset = 0.75
+	g.sideReplay.Offset = 0.85
 	g.side = container.NewStack(sideScroll)
 	g.sidePlay = sideScroll
 	g.world = world
