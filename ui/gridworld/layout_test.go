@@ -207,8 +207,8 @@ func TestGridworldToolbarIsOneLine(t *testing.T) {
 	}
 	g.host.Window().Canvas().Overlays().Top().Hide()
 	g.setSpace(spaceFlying)
-	if g.env.ActionKind() != gridworld.KindFly {
-		t.Fatal("flying not chosen")
+	if g.env.ActionKind() != gridworld.KindFly || !strings.Contains(g.status.Text, "Flying") {
+		t.Fatalf("flying not chosen (status %q)", g.status.Text)
 	}
 }
 

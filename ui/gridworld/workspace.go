@@ -325,6 +325,9 @@ func (g *Workspace) showMore() {
 func (g *Workspace) setSpace(sp string) {
 	g.space = sp
 	g.reset()
+	if g.env != nil {
+		g.setStatus("New episode with the " + sp + " action space.")
+	}
 }
 
 // refreshTaskList offers the built-in samples one by one, all samples, random structures and
