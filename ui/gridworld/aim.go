@@ -106,10 +106,10 @@ func whyNot(s *gridworld.State, a aim, place, firstPerson bool) string {
 	if place {
 		noFace = "no block face under the crosshair"
 	}
-	look := "look down (↓) at the ground or a block within 8 blocks"
+	look := "look down (↓) at a block within 8 blocks"
 	if !firstPerson {
-		noFace = "the agent aims at no block within 8 blocks (its crosshair)"
-		look = "turn it with the arrow keys (↓ looks down)"
+		noFace = "the agent aims at no block in reach"
+		look = "↓ turns it down"
 	}
 	f := a.focus
 	switch {
