@@ -106,7 +106,7 @@ func whyNot(s *gridworld.State, a aim, place, firstPerson bool) string {
 	if place {
 		noFace = "no block face under the crosshair"
 	}
-	look := "look down (↓) at a block within 8 blocks"
+	look := "look down (↓) at one"
 	if !firstPerson {
 		noFace = "the agent aims at no block in reach"
 		look = "↓ turns it down"
