@@ -20,16 +20,25 @@ type worldRenderer struct{ r *render.Renderer }
 
 func (w worldRenderer) RenderWorld(v ugw.WorldView) (image.Image, error) {
 	grid := v.Grid
-	scene := render.Scene{Grid: &grid, Target: v.Target, ShowTarget: v.Target != nil, Width: v.Width, Height: v.Height}
-	if v.FirstPerson {
-		scene.Camera = render.Camera{Kind: render.FirstPerson, Eye: v.Agent.Position, Yaw: v.Agent.Yaw, Pitch: v.Agent.Pitch}
-	} else {
-		scene.Camera = render.OrbitCamera(orbitTarget, v.Orbit.Distance, v.Orbit.Azimuth, v.Orbit.Elevation)
-		if v.ShowAgent {
-			scene.Agent = &render.Pose{Position: v.Agent.Position, Yaw: v.Agent.Yaw, Pitch: v.Agent.Pitch}
-		}
+	scene := render.Scene{Grid: &grid, Target: v.Target, ShowTarget: v.Target != nil, Width: v.Width, Height: v.Height,
+		Camera: viewCamera(v)}
+	if !v.FirstPerson && v.ShowAgent {
+		scene.Agent = &render.Pose{Position: v.Agent.Position, Yaw: v.Agent.Yaw, Pitch: v.Agent.Pitch}
 	}
 	return w.r.Render(scene)
+}
+
+// viewCamera is the camera RenderWorld draws v with.
+func viewCamera(v ugw.WorldView) render.Camera {
+	if v.FirstPerson {
+		return render.Camera{Kind: render.FirstPerson, Eye: v.Agent.Position, Yaw: v.Agent.Yaw, Pitch: v.Agent.Pitch}
+	}
+	return render.OrbitCamera(orbitTarget, v.Orbit.Distance, v.Orbit.Azimuth, v.Orbit.Elevation)
+}
+
+// Project says where p appears in the picture RenderWorld draws of v (ugw.Projector).
+func (w worldRenderer) Project(v ugw.WorldView, p gridworld.Vec3) (x, y float64, ok bool) {
+	return viewCamera(v).Project(p, v.Width, v.Height)
 }
 
 // POV draws the exact first-person pov of a world state (ugw.POVSource) on the UI thread.

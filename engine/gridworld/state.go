@@ -1,7 +1,9 @@
 package gridworld
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -514,6 +516,21 @@ func (s *State) placeOrBreak(place, brk bool) {
 // environment step would (spec §6.5); requesting both or neither does nothing. It is exported
 // for tools and tests; Env.Step calls it as part of a step.
 func (s *State) PlaceOrBreak(place, brk bool) { s.placeOrBreak(place, brk) }
+
+// Clone returns an independent copy of the state: tools try an action on the copy to say what
+// it would do without touching the env (the Gridworld workspace explains a place that would
+// place nothing before spending a step on it).
+func (s *State) Clone() *State {
+	c := *s
+	c.extra = maps.Clone(s.extra)
+	c.placed = slices.Clone(s.placed)
+	c.changed = slices.Clone(s.changed)
+	return &c
+}
+
+// Update runs one physics update, the part of every environment step after the action's
+// moves, camera and place or break (spec §5.1); tools and tests call it on a Clone.
+func (s *State) Update() { s.update() }
 
 // SetPose sets position and rotation (tools and tests).
 func (s *State) SetPose(pos Vec3, yaw, pitch float64) { s.pos, s.yaw, s.pitch = pos, yaw, pitch }

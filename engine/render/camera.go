@@ -210,3 +210,25 @@ type fixedCamera struct{ view, proj math32.Matrix4 }
 
 func (f *fixedCamera) ViewMatrix(m *math32.Matrix4) { *m = f.view }
 func (f *fixedCamera) ProjMatrix(m *math32.Matrix4) { *m = f.proj }
+
+// Project returns where the world point p appears in a w×h image drawn with this camera, in
+// pixels from the image's top-left corner; ok is false when p lies behind the camera. The UI
+// uses it to draw marks over a rendered view (where the agent aims in the orbit view).
+func (c Camera) Project(p gridworld.Vec3, w, h int) (x, y float64, ok bool) {
+	if w <= 0 || h <= 0 {
+		return 0, 0, false
+	}
+	m := c.proj(float64(w) / float64(h)).mul(c.view())
+	v := [4]float64{p[0], p[1], p[2], 1}
+	var o [4]float64
+	for r := 0; r < 4; r++ {
+		for k := 0; k < 4; k++ {
+			o[r] += m[r][k] * v[k]
+		}
+	}
+	if o[3] <= 1e-9 {
+		return 0, 0, false
+	}
+	nx, ny := o[0]/o[3], o[1]/o[3]
+	return (nx + 1) / 2 * float64(w), (1 - ny) / 2 * float64(h), true
+}

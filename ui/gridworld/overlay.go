@@ -92,4 +92,65 @@ func (g *Workspace) updateOverlay() {
 		}
 	}
 	g.inventory.Refresh()
+	if hide := g.replay != nil; hide != g.inventory.Hidden { // a replay frame has no inventory
+		g.inventory.Hidden = hide
+		g.overlay.Refresh()
+	}
+}
+
+// fixedSize asks for exactly its size whatever its objects need, and lays them over each other
+// at its own size: a slot whose contents change without moving anything around it.
+type fixedSize struct{ size fyne.Size }
+
+func (l fixedSize) MinSize([]fyne.CanvasObject) fyne.Size { return l.size }
+func (l fixedSize) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.Position{})
+		o.Resize(size)
+	}
+}
+
+// atLeast lays its objects over each other and asks for at least min: a panel that does not
+// shrink and grow with its text.
+type atLeast struct{ min fyne.Size }
+
+func (l atLeast) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	m := l.min
+	for _, o := range objs {
+		if o.Visible() {
+			m = m.Max(o.MinSize())
+		}
+	}
+	return m
+}
+func (l atLeast) Layout(objs []fyne.CanvasObject, size fyne.Size) { fixedSize{}.Layout(objs, size) }
+
+// aspectBox gives its object the width it is laid out at and a height of ratio times that
+// width (between min's height and maxH): the target's picture grows with the side panel on a
+// large screen. A new width makes the containers around lay out again, once.
+type aspectBox struct {
+	min         fyne.Size
+	ratio, maxH float32
+	width       float32
+	relayout    func()
+}
+
+func (l *aspectBox) height() float32 {
+	return max(l.min.Height, min(l.maxH, l.width*l.ratio))
+}
+
+func (l *aspectBox) MinSize([]fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(l.min.Width, l.height())
+}
+
+func (l *aspectBox) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	fixedSize{}.Layout(objs, size)
+	if size.Width == l.width {
+		return
+	}
+	before := l.height()
+	l.width = size.Width
+	if l.height() != before && l.relayout != nil {
+		fyne.Do(l.relayout) // (not inside this layout pass)
+	}
 }

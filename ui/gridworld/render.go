@@ -88,6 +88,7 @@ func (g *Workspace) render() {
 		return
 	}
 	g.view.setImage(img)
+	g.updateAim(v, size, scale)
 }
 
 // thumbnail renders the agent's 64x64 first-person view as PNG for the recording.

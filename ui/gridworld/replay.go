@@ -59,13 +59,16 @@ func (g *Workspace) startReplay(id int64) error {
 			g.saveRecording()
 			g.viewer.Pause()
 			g.replay, g.replayEp, g.frame = rp, e, 0
+			g.why = ""
 			g.playBar.Hide()
 			g.replayName.SetText(fmt.Sprintf("Replaying %s · %s · %d steps", e.ExternalID, e.Task, len(e.Steps)))
 			g.replayBar.Show()
-			split := container.NewHSplit(g.world, g.viewer)
-			split.Offset = 0.58
-			g.center.Objects = []fyne.CanvasObject{split}
-			g.center.Refresh()
+			g.bars.Refresh()
+			// the world keeps the main area; the viewer heads the side panel
+			g.side.Objects = []fyne.CanvasObject{g.sideReplay}
+			g.sideReplay.Trailing = g.sidePlay
+			g.sideReplay.Refresh()
+			g.side.Refresh()
 			g.renderPreview()
 			g.dialogText.SetText(rp.Chat)
 			// the viewer's step i is the replay's frame i: the initial state first, then a step
@@ -81,13 +84,16 @@ func (g *Workspace) startReplay(id int64) error {
 }
 
 // replayEpisode is e as the frame viewer plays it: a first step for the initial state (with
-// its first-person thumbnail, the recording has none), then the recorded steps.
+// its first-person thumbnail, the recording has none), then the recorded steps. The steps'
+// instructions are left out: the world's overlay shows the one in force and the side panel the
+// whole dialog, and the viewer, in the side panel, keeps its room for the frame.
 func replayEpisode(e *episode.Episode, initial []byte) *episode.Episode {
 	v := *e
 	v.Steps = make([]episode.Step, 0, len(e.Steps)+1)
-	v.Steps = append(v.Steps, episode.Step{Action: episode.Action{Kind: "initial"}, Instruction: e.Instruction, Observation: initial})
+	v.Steps = append(v.Steps, episode.Step{Action: episode.Action{Kind: "initial"}, Observation: initial})
 	for i, st := range e.Steps {
 		st.Index = i + 1
+		st.Instruction = ""
 		v.Steps = append(v.Steps, st)
 	}
 	return &v
@@ -147,9 +153,10 @@ func (g *Workspace) exitReplay() {
 	g.viewer.Pause()
 	g.replay, g.replayEp, g.frame = nil, nil, 0
 	g.replayBar.Hide()
-	g.center.Objects = []fyne.CanvasObject{g.world}
-	g.center.Refresh()
 	g.playBar.Show()
+	g.bars.Refresh()
+	g.side.Objects = []fyne.CanvasObject{g.sidePlay}
+	g.side.Refresh()
 	g.renderPreview()
 	g.updateOverlay()
 	g.render()

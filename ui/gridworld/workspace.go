@@ -64,22 +64,37 @@ type Workspace struct {
 	agentCancel func()
 	agentForm   dialog.Dialog
 
-	view       *worldCanvas
-	rewardText *canvas.Text
-	totalText  *widget.Label
-	stepText   *widget.Label
-	progress   *widget.ProgressBar
-	progressL  *widget.Label
-	instr      *widget.Label
-	inventory  *fyne.Container
-	status     *widget.Label
-	preview    *canvas.Image
-	dialogText *widget.Label
-	playBar    *fyne.Container
-	replayBar  *fyne.Container
-	replayName *widget.Label
-	center     *fyne.Container // the world, or the world beside the replay's frame viewer
-	world      fyne.CanvasObject
+	view     *worldCanvas
+	cross    *crosshair
+	aimLayer *fyne.Container
+	aimText  *widget.Label
+	// why says why the last place or break did nothing ("" when it did something); the aim
+	// line shows it until the next input
+	why         string
+	rewardPanel *widgets.Panel
+	bottomPanel *widgets.Panel
+	overlay     *fyne.Container
+	camera      *widget.RadioGroup
+	more        *widget.Button
+	bars        *fyne.Container // the play controls or the replay's, one line
+	side        *fyne.Container // sidePlay, or sideReplay while replaying
+	sidePlay    fyne.CanvasObject
+	sideReplay  *container.Split
+	rewardText  *canvas.Text
+	totalText   *widget.Label
+	stepText    *widget.Label
+	progress    *widget.ProgressBar
+	progressL   *widget.Label
+	instr       *widget.Label
+	inventory   *fyne.Container
+	status      *widget.Label
+	preview     *canvas.Image
+	dialogText  *widget.Label
+	playBar     *fyne.Container
+	replayBar   *fyne.Container
+	replayName  *widget.Label
+	center      *fyne.Container // the world, or the world beside the replay's frame viewer
+	world       fyne.CanvasObject
 	// totalsPlot shows an agent run's reward per finished episode, episodePlot the running
 	// episode's cumulative reward per step.
 	totalsPlot  *widgets.Plot
@@ -173,6 +188,8 @@ func (g *Workspace) build() {
 	// black when the replay's frame viewer resized the view)
 	g.view.onResize = func(fyne.Size) { fyne.Do(g.render) }
 
+	// The overlay's lines keep their places: the reward flash has a slot of its own beside the
+	// totals (showing it moves nothing), and each text is one line.
 	g.rewardText = canvas.NewText("", theme.Color(theme.ColorNameForeground))
 	g.rewardText.TextSize = 22
 	g.rewardText.TextStyle.Bold = true
@@ -185,51 +202,51 @@ func (g *Workspace) build() {
 	// one line over the world (the whole dialog is in the side panel): the 3D view keeps its room
 	g.instr = widget.NewLabel("")
 	g.instr.Truncation = fyne.TextTruncateEllipsis
+	g.aimText = widget.NewLabel("")
+	g.aimText.Truncation = fyne.TextTruncateEllipsis
 	g.inventory = widgets.NewFlow()
 	g.status = widget.NewLabel(g.glNote)
-	g.status.Wrapping = fyne.TextWrapWord
+	g.status.Truncation = fyne.TextTruncateEllipsis
 
-	topLeft := widgets.NewPanel(g.rewardText, g.totalText, g.stepText)
-	topRight := container.NewGridWrap(fyne.NewSize(220, 70), widgets.NewPanel(g.progressL, g.progress))
-	bottom := widgets.NewPanel(g.instr, g.inventory)
-	overlay := container.NewBorder(
-		container.NewBorder(nil, nil, topLeft, topRight),
-		bottom, nil, nil)
-	world := container.NewStack(g.view, container.NewPadded(overlay))
+	pad := 2 * theme.InnerPadding()
+	totalsW := fyne.MeasureText("Total reward -00.00", theme.TextSize(), fyne.TextStyle{Bold: true}).Width + pad
+	flash := fyne.MeasureText("+00.00", g.rewardText.TextSize, g.rewardText.TextStyle)
+	flashSlot := container.New(fixedSize{fyne.NewSize(flash.Width+pad, flash.Height)}, container.NewCenter(g.rewardText))
+	g.rewardPanel = widgets.NewPanel(container.NewBorder(nil, nil, nil, container.NewCenter(flashSlot),
+		container.New(atLeast{fyne.NewSize(totalsW, 0)}, container.NewVBox(g.totalText, g.stepText))))
+	topRight := container.New(atLeast{fyne.NewSize(220, 0)}, widgets.NewPanel(g.progressL, g.progress))
+	g.bottomPanel = widgets.NewPanel(g.instr, g.inventory, g.aimText)
+	g.overlay = container.NewBorder(
+		container.NewBorder(nil, nil, container.NewVBox(g.rewardPanel), container.NewVBox(topRight)),
+		g.bottomPanel, nil, nil)
+	g.cross = newCrosshair()
+	g.aimLayer = container.New(g.cross, g.cross.objs...)
+	world := container.NewStack(g.view, g.aimLayer, container.NewPadded(g.overlay))
 
-	// play controls
+	// play controls: one line; the settings one changes once in a while are in the ⋯ menu
 	g.taskSelect = widget.NewSelect(nil, func(name string) { g.selectTask(name) })
 	g.refreshTaskList()
-	openDataset := widget.NewButtonWithIcon("IGLU dataset…", theme.FolderOpenIcon(), g.openDataset)
 	reset := widget.NewButtonWithIcon("Reset", theme.ViewRefreshIcon(), func() { g.reset() })
-	spaceSel := widget.NewSelect([]string{spaceWalking, spaceWalkingDict, spaceFlying}, nil)
-	spaceWide := widgets.SelectFits(spaceSel)
-	spaceSel.SetSelected(g.space)
-	spaceSel.OnChanged = func(sp string) { g.space = sp; g.reset() }
-	ghost := widget.NewCheck("Target ghost", func(on bool) { g.ghost = on; g.render() })
-	ghost.SetChecked(g.ghost)
-	camera := widget.NewRadioGroup([]string{"First person", "Orbit"}, func(v string) {
+	g.camera = widget.NewRadioGroup([]string{"First person", "Orbit"}, func(v string) {
 		g.firstPerson = v == "First person"
+		g.why = ""
 		g.render()
 	})
-	camera.Horizontal = true
-	camera.SetSelected("Orbit")
-	record := widget.NewCheck("Record to store", func(on bool) { g.recording = on })
-	record.SetChecked(g.recording)
-	save := widget.NewButtonWithIcon("Save now", theme.DocumentSaveIcon(), func() { g.saveRecording() })
+	g.camera.Horizontal = true
+	g.camera.SetSelected("Orbit")
 	replayBtn := widget.NewButtonWithIcon("Replay…", theme.MediaPlayIcon(), g.chooseReplay)
 	agentBtn := widget.NewButtonWithIcon("Run agent…", theme.ComputerIcon(), g.chooseAgent)
-	settings := widget.NewButtonWithIcon("Environment…", theme.SettingsIcon(), g.showEnvSettings)
-	g.playBar = widgets.NewFlow(
-		container.NewHBox(widget.NewLabel("Task"), g.taskSelect), openDataset, reset, spaceWide,
-		ghost, camera, record, save, replayBtn, agentBtn, settings,
-	)
+	g.more = widget.NewButtonWithIcon("", theme.MoreHorizontalIcon(), nil)
+	g.more.OnTapped = g.showMore
+	g.playBar = container.NewHBox(widget.NewLabel("Task"), widgets.Sized(g.taskSelect, 170), reset, g.camera,
+		replayBtn, agentBtn, g.more)
 
 	// replay: the frame viewer steps and plays; the world follows it
 	g.viewer = widgets.NewFrameViewer()
 	g.viewer.SetRun(g.host.Go)
 	g.viewer.CountFromInitial(true) // frame 0 is the initial state, as the overlay counts
 	g.viewer.OnStep(g.followViewer)
+	g.viewer.SetMinFrameSize(fyne.NewSize(128, 128))
 	g.replayName = widget.NewLabel("")
 	g.replayName.Truncation = fyne.TextTruncateEllipsis
 	g.replayBar = container.NewBorder(nil, nil, nil,
@@ -250,18 +267,67 @@ func (g *Workspace) build() {
 	g.chartNote.Wrapping = fyne.TextWrapWord
 	g.chartNote.Hide()
 	help := widget.NewLabel("Click the world to play. W A S D move · Space jump (up) · C down (flying) · " +
-		"arrows or drag look · 1-6 colour · Q or click break · E or right click place · wheel zooms the orbit camera.")
+		"arrows or drag look · 1-6 colour · Q or click break · E or right click place, where the " +
+		"crosshair is (in the orbit view it marks where the agent aims) · wheel zooms the orbit camera.")
 	help.Wrapping = fyne.TextWrapWord
-	side := container.NewVScroll(container.NewVBox(
-		widget.NewLabelWithStyle("Target", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.preview,
+	previewBox := &aspectBox{min: fyne.NewSize(220, 165), ratio: 0.75, maxH: 340}
+	preview := container.New(previewBox, g.preview)
+	sideScroll := container.NewVScroll(container.NewVBox(
+		widget.NewLabelWithStyle("Target", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), preview,
 		widget.NewLabelWithStyle("Dialog", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), g.dialogText,
 		g.totalsPlot, g.episodePlot, g.chartNote, widget.NewSeparator(), help))
+	previewBox.relayout = func() { sideScroll.Content.Refresh(); sideScroll.Refresh() }
+	// replaying, the viewer (its step's first-person frame, timeline and playback) heads the
+	// side panel; the world keeps the main area
+	g.sideReplay = container.NewVSplit(g.viewer, sideScroll)
+	g.sideReplay.Offset = 0.85
+	g.side = container.NewStack(sideScroll)
+	g.sidePlay = sideScroll
 	g.world = world
 	g.center = container.NewStack(world)
-	main := container.NewBorder(container.NewVBox(g.playBar, g.replayBar), g.status, nil, nil, g.center)
-	split := container.NewHSplit(main, side)
+	main := container.NewBorder(nil, g.status, nil, nil, g.center)
+	split := container.NewHSplit(main, g.side)
 	split.Offset = 0.74
-	g.content = split
+	g.bars = container.NewStack(g.playBar, g.replayBar)
+	g.content = container.NewBorder(g.bars, nil, nil, nil, split)
+}
+
+// showMore opens the ⋯ menu: the dataset, saving, the action space, the ghost, recording and
+// the environment's rules.
+func (g *Workspace) showMore() {
+	c := fyne.CurrentApp().Driver().CanvasForObject(g.more)
+	if c == nil {
+		return
+	}
+	var spaces []*fyne.MenuItem
+	for _, sp := range []string{spaceWalking, spaceWalkingDict, spaceFlying} {
+		it := fyne.NewMenuItem(sp, func() { g.setSpace(sp) })
+		it.Checked = g.space == sp
+		spaces = append(spaces, it)
+	}
+	space := fyne.NewMenuItem("Action space: "+g.space, nil)
+	space.ChildMenu = fyne.NewMenu("", spaces...)
+	ghost := fyne.NewMenuItem("Show the target as a ghost", func() { g.ghost = !g.ghost; g.render() })
+	ghost.Checked = g.ghost
+	record := fyne.NewMenuItem("Record to the store", func() { g.recording = !g.recording })
+	record.Checked = g.recording
+	menu := fyne.NewMenu("",
+		fyne.NewMenuItem("Open an IGLU dataset…", g.openDataset),
+		fyne.NewMenuItem("Save the recording now", g.saveRecording),
+		fyne.NewMenuItemSeparator(),
+		space, ghost, record,
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Environment settings…", g.showEnvSettings))
+	widget.ShowPopUpMenuAtRelativePosition(menu, c, fyne.NewPos(0, g.more.Size().Height), g.more)
+}
+
+// setSpace plays a new episode with the action space sp.
+func (g *Workspace) setSpace(sp string) {
+	g.space = sp
+	g.reset()
+	if g.env != nil {
+		g.setStatus("New episode with the " + sp + " action space.")
+	}
 }
 
 // refreshTaskList offers the built-in samples one by one, all samples, random structures and
@@ -364,6 +430,7 @@ func (g *Workspace) reset() {
 		return
 	}
 	g.env, g.cumulative, g.done = env, 0, false
+	g.why = ""
 	g.rec = gridworld.NewRecorder(env, gridworld.RecordMeta{TaskName: g.taskName, Agent: "human"})
 	g.rewardText.Text = ""
 	g.rewardText.Refresh()
@@ -415,6 +482,20 @@ func (g *Workspace) input(in Input) {
 	a, ok := ActionFor(in, g.env.ActionKind())
 	if !ok {
 		return
+	}
+	g.why = ""
+	if in == InputPlace || in == InputBreak {
+		// the env counts a step for every action it is given; a place or break that would
+		// change nothing at all is not given, and the aim line says why
+		st := g.env.State()
+		acts, idle := tryAction(st, in == InputPlace)
+		if !acts {
+			g.why = whyNot(st, aimOf(st), in == InputPlace, g.firstPerson)
+			if idle {
+				g.aimText.SetText(g.why)
+				return
+			}
+		}
 	}
 	g.step(a)
 }

@@ -81,21 +81,27 @@ func TestGridworldKeysPlayAndRecord(t *testing.T) {
 	if g.env.ActionKind() != gridworld.KindDiscrete {
 		t.Fatalf("default action form %v", g.env.ActionKind())
 	}
-	typeKeys(w, g, fyne.KeyW, fyne.KeyW, fyne.Key3, fyne.KeyDown, fyne.KeyDown, fyne.KeyE, fyne.KeyQ, fyne.KeyLeft, fyne.KeySpace)
-	if g.env.StepCount() != 9 || g.rec.Len() != 9 {
-		t.Fatalf("9 keys: %d steps, %d recorded", g.env.StepCount(), g.rec.Len())
+	// (looking down 30°, the agent aims at the ground: E places there and Q breaks it again)
+	typeKeys(w, g, fyne.KeyW, fyne.KeyW, fyne.Key3, fyne.KeyDown, fyne.KeyDown, fyne.KeyDown, fyne.KeyDown,
+		fyne.KeyDown, fyne.KeyDown, fyne.KeyE)
+	if g.env.State().GridRef().Count() != 1 {
+		t.Fatal("E placed nothing")
+	}
+	typeKeys(w, g, fyne.KeyQ, fyne.KeyLeft, fyne.KeySpace)
+	if g.env.StepCount() != 13 || g.rec.Len() != 13 {
+		t.Fatalf("13 keys: %d steps, %d recorded", g.env.StepCount(), g.rec.Len())
 	}
 	if g.env.State().ActiveBlock() != 3 {
 		t.Fatalf("key 3 selected colour %d", g.env.State().ActiveBlock())
 	}
-	if !strings.Contains(g.stepText.Text, "Step 9 / 1000") || !strings.Contains(g.progressL.Text, "of the target") {
+	if !strings.Contains(g.stepText.Text, "Step 13 / 1000") || !strings.Contains(g.progressL.Text, "of the target") {
 		t.Fatalf("overlay: %q %q", g.stepText.Text, g.progressL.Text)
 	}
 	if len(spy.views) == 0 || spy.last(t).Grid != g.env.State().Grid() {
 		t.Fatal("the view does not show the env's grid")
 	}
 	// The recording holds exactly the env actions the keys map to.
-	want := []int{1, 1, 8, 14, 14, 17, 16, 12, 5}
+	want := []int{1, 1, 8, 14, 14, 14, 14, 14, 14, 17, 16, 12, 5}
 	for i, st := range g.rec.Episode().Steps {
 		a, err := gridworld.DecodeAction(st.Action.Raw, gridworld.Walking, true)
 		if err != nil || a.Discrete != want[i] {
@@ -108,10 +114,10 @@ func TestGridworldKeysPlayAndRecord(t *testing.T) {
 	// Reset stores the episode.
 	g.reset()
 	list, err := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld})
-	if err != nil || len(list) != 3 || list[0].NumSteps != 9 || list[0].Task != "tower" { // 2 seeded + 1
+	if err != nil || len(list) != 3 || list[0].NumSteps != 13 || list[0].Task != "tower" { // 2 seeded + 1
 		t.Fatalf("stored: %+v %v", list, err)
 	}
-	if !strings.Contains(g.status.Text, "Saved 9 steps") {
+	if !strings.Contains(g.status.Text, "Saved 13 steps") {
 		t.Fatalf("status after reset: %q", g.status.Text)
 	}
 }
@@ -128,9 +134,11 @@ func TestGridworldFlyingAndDictForms(t *testing.T) {
 			t.Fatalf("%s: env form %v", c.space, g.env.ActionKind())
 		}
 		typeKeys(w, g, fyne.KeyW, fyne.KeySpace, fyne.KeyC, fyne.Key6, fyne.KeyE)
-		wantSteps := 5
+		// E aims at nothing (the agent looks ahead) and, the agent standing still by then,
+		// would change nothing: it is not spent; walking has no "down"
+		wantSteps := 4
 		if c.kind == gridworld.KindWalkDict {
-			wantSteps = 4 // walking has no "down"
+			wantSteps = 3
 		}
 		if g.env.StepCount() != wantSteps {
 			t.Fatalf("%s: %d steps", c.space, g.env.StepCount())
@@ -307,7 +315,10 @@ func TestGridworldDatasetTaskSource(t *testing.T) {
 // viewer's step, whether it moves by key, by Seek or by playback.
 func TestGridworldReplayFrameViewer(t *testing.T) {
 	s, g, spy, w := openGridworld(t)
-	typeKeys(w, g, fyne.KeyW, fyne.KeyA, fyne.KeyW, fyne.KeyE, fyne.KeyLeft)
+	typeKeys(w, g, fyne.KeyDown, fyne.KeyDown, fyne.KeyDown, fyne.KeyE, fyne.KeyLeft)
+	if g.env.State().GridRef().Count() != 1 {
+		t.Fatal("E placed nothing")
+	}
 	g.reset()
 	list, _ := s.Episodes(context.Background(), episode.Query{Source: episode.SourceGridworld, Limit: 1})
 	if err := g.startReplay(list[0].ID); err != nil {
@@ -366,7 +377,7 @@ func TestGridworldReplayFrameViewer(t *testing.T) {
 		t.Fatalf("playback reached step %d, the world followed %d of 6 steps", shown.Load(), followed.Load())
 	}
 	g.exitReplay()
-	if g.viewer.Playing() || g.center.Objects[0] != g.world {
+	if g.viewer.Playing() || g.side.Objects[0] != g.sidePlay {
 		t.Fatal("leaving the replay left the viewer on")
 	}
 }
@@ -477,14 +488,11 @@ func TestGridworldRecordingIsUnsavedWork(t *testing.T) {
 // shown again, never rebuilt behind a control the user can still reach) and nothing panics.
 func TestGridworldPanelsChangeWhileInputArrives(t *testing.T) {
 	s, g, _, w := openGridworld(t)
-	space := uitest.Find(g.playBar, func(sel *widget.Select) bool { return sel.Selected == spaceWalking })
-	if space == nil {
-		t.Fatal("no action-space choice")
-	}
+	space := g.more // the action space is chosen in the ⋯ menu
 	tapChoice := func(round int, where string) {
 		t.Helper()
-		if uitest.Find(w.Content(), func(sel *widget.Select) bool { return sel == space }) == nil || !space.Visible() {
-			t.Fatalf("round %d, %s: the action-space choice the user sees is not the one on the window", round, where)
+		if uitest.Find(w.Content(), func(b *widget.Button) bool { return b == space }) == nil || !space.Visible() {
+			t.Fatalf("round %d, %s: the menu button the user sees is not the one on the window", round, where)
 		}
 		test.Tap(space) // opens its pop-up menu, which needs the canvas
 		if w.Canvas().Overlays().Top() == nil {
