@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/resources"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -66,6 +67,10 @@ const (
 	prefWindowWidth  = "ui.windowWidth"
 	prefWindowHeight = "ui.windowHeight"
 	prefRecentStores = "ui.recentStores"
+	prefNav          = "ui.navigation"
+	// prefWindowScreen* are the screen's size when the window's size was saved
+	prefWindowScreenWidth  = "ui.windowScreenWidth"
+	prefWindowScreenHeight = "ui.windowScreenHeight"
 )
 
 // Shell is the main window's content: a navigation list on the left and the selected screen
@@ -75,7 +80,7 @@ type Shell struct {
 	win     fyne.Window
 	deps    Deps
 	screens []*Screen
-	nav     *widget.List
+	nav     *navRail
 	title   *widget.Label
 	intro   *widget.Label
 	body    *fyne.Container
@@ -91,6 +96,8 @@ type Shell struct {
 	// noticeTimer hides the bar noticeLinger after the latest notice
 	noticeTimer *time.Timer
 	header      *fyne.Container
+	// onNavChange tells Settings (when on show) that the navigation's mode changed
+	onNavChange func(mode string)
 }
 
 // noticeLinger is how long a notice stays after the last one.
@@ -135,34 +142,26 @@ func NewShell(win fyne.Window, deps Deps) *Shell {
 	}
 	s := &Shell{win: win, deps: deps, open: map[string]workspace.Workspace{}}
 	s.screens = screens(deps.Workspaces)
+	// the header is one line: the screen's name, then what it is for (cut to the room left)
 	s.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	s.title.SizeName = theme.SizeNameSubHeadingText
 	s.intro = widget.NewLabel("")
-	s.intro.Wrapping = fyne.TextWrapWord
+	s.intro.Truncation = fyne.TextTruncateEllipsis
+	s.intro.Importance = widget.LowImportance
 	s.body = container.NewStack()
-	s.nav = widget.NewList(
-		func() int { return len(s.screens) },
-		func() fyne.CanvasObject {
-			return container.NewHBox(widget.NewIcon(theme.HomeIcon()), widget.NewLabel("Demonstrations"))
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			row := o.(*fyne.Container)
-			row.Objects[0].(*widget.Icon).SetResource(s.screens[id].Icon)
-			row.Objects[1].(*widget.Label).SetText(s.screens[id].Title)
-		},
-	)
-	s.nav.OnSelected = func(id widget.ListItemID) { s.show(s.screens[id]) }
+	s.nav = newNavRail(s)
 	s.notice = widget.NewLabel("")
 	s.notice.Wrapping = fyne.TextWrapWord
 	s.notice.Importance = widget.WarningImportance
 	s.noticeBar = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, s.notice)
 	s.noticeBar.Hide()
-	header := container.NewVBox(s.title, s.intro, s.noticeBar, widget.NewSeparator())
+	header := container.NewVBox(container.NewBorder(nil, nil, s.title, nil, s.intro), s.noticeBar, widget.NewSeparator())
 	s.header = header
 	main := container.NewBorder(header, nil, nil, nil, s.body)
-	split := container.NewHSplit(s.nav, container.NewPadded(main))
-	split.Offset = 0.18
-	s.root = split
+	navSide := container.NewBorder(nil, nil, nil, widget.NewSeparator(), s.nav.box)
+	s.root = widgets.WithTips(container.New(shellLayout{s}, navSide, container.NewPadded(main)))
+	if win != nil {
+		win.Canvas().SetOnTypedKey(s.typedKey)
+	}
 
 	last := fyne.CurrentApp().Preferences().StringWithFallback(prefLastScreen, "home")
 	if s.screen(last) == nil {
@@ -208,7 +207,7 @@ func (s *Shell) ScreenIDs() []string {
 func (s *Shell) Show(id string) bool {
 	for i, sc := range s.screens {
 		if sc.ID == id {
-			s.nav.Select(i) // calls show through OnSelected
+			s.nav.mark(i)
 			if s.current != sc {
 				s.show(sc)
 			}
@@ -276,13 +275,43 @@ func (s *Shell) Close() {
 	s.open = map[string]workspace.Workspace{}
 }
 
-// Quit asks about unsaved work in every workspace (Save, Discard or Cancel each), then closes
-// them and runs then; Cancel keeps everything as it is and then never runs.
+// Quit asks about unsaved work in every workspace (Save, Discard or Cancel each) and, when a
+// workspace runs work that others depend on (a study served to participants), whether to stop
+// it (Quit or Cancel); then it closes them and runs then. Cancel keeps everything as it is and
+// then never runs.
 func (s *Shell) Quit(then func()) {
 	s.whenSettled("Quitting", func() {
-		s.Close()
-		then()
+		s.whenStopped(func() {
+			s.Close()
+			then()
+		})
 	})
+}
+
+// whenStopped runs then at once when no workspace runs work others depend on, else after the
+// user agreed to stop it.
+func (s *Shell) whenStopped(then func()) {
+	var running []string
+	for _, sc := range s.screens {
+		if r, ok := s.open[sc.ID].(workspace.Running); ok {
+			if what := r.RunningWork(); what != "" {
+				running = append(running, what)
+			}
+		}
+	}
+	if len(running) == 0 || s.win == nil {
+		then()
+		return
+	}
+	msg := widget.NewLabel(strings.Join(running, "\n") + "\n\nQuit anyway?")
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Quit Agentdesk?", "Quit", "Cancel", msg, func(ok bool) {
+		if ok {
+			then()
+		}
+	}, s.win)
+	workspace.Resize(d, s.win, fyne.NewSize(460, 220))
+	d.Show()
 }
 
 // Window implements workspace.Host.
@@ -434,3 +463,11 @@ func WindowSize(prefs fyne.Preferences, screen fyne.Size) fyne.Size {
 
 // screenChrome is the height a window manager takes for the title bar and a panel.
 const screenChrome = 30
+
+// typedKey gets the keys no widget has taken (nothing has the keyboard): Escape closes the
+// dialog on top.
+func (s *Shell) typedKey(e *fyne.KeyEvent) {
+	if e.Name == fyne.KeyEscape {
+		workspace.DismissTop(s.win.Canvas())
+	}
+}
