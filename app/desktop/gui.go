@@ -148,7 +148,7 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 	})
 	w.Resize(ui.WindowSize(a.Preferences(), fyne.Size{}))
 	quit := func() {
-		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())
+		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size(), screenSize(w))
 		w.Close()
 	}
 	// the menu's shortcuts work even inside text fields; Quit (Ctrl+Q) asks as closing does
