@@ -31,6 +31,15 @@ func settingsView(s *Shell) fyne.CanvasObject {
 		}
 	}
 
+	density := widget.NewCheck("Compact: less space around controls (the text keeps its size)", func(on bool) {
+		if on {
+			SetDensity(a, DensityCompact)
+		} else {
+			SetDensity(a, DensityNormal)
+		}
+	})
+	density.Checked = a.Preferences().StringWithFallback(prefDensity, DensityNormal) == DensityCompact
+
 	navChoices := []string{navLabels[NavAuto], navLabels[NavIcons], navLabels[NavLabels]}
 	navRadio := widget.NewRadioGroup(navChoices, nil)
 	navRadio.Horizontal = true
@@ -122,6 +131,7 @@ func settingsView(s *Shell) fyne.CanvasObject {
 
 	form := widget.NewForm(
 		widget.NewFormItem("Theme", themeRadio),
+		widget.NewFormItem("Density", density),
 		widget.NewFormItem("Navigation", navRadio),
 		widget.NewFormItem("Store in use", container.NewVBox(storeLabel, container.NewHBox(openStore), recent)),
 		widget.NewFormItem("Data folder", container.NewVBox(

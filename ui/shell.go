@@ -68,6 +68,7 @@ const (
 	prefWindowHeight = "ui.windowHeight"
 	prefRecentStores = "ui.recentStores"
 	prefNav          = "ui.navigation"
+	prefDensity      = "ui.density"
 	// prefWindowScreen* are the screen's size when the window's size was saved
 	prefWindowScreenWidth  = "ui.windowScreenWidth"
 	prefWindowScreenHeight = "ui.windowScreenHeight"
