@@ -493,9 +493,19 @@ func savedSuits(prefs fyne.Preferences, saved, screen fyne.Size) bool {
 const screenChrome = 30
 
 // typedKey gets the keys no widget has taken (nothing has the keyboard): Escape closes the
-// dialog on top.
+// dialog on top. (The GUI entry also sends Escape to DismissDialog before the widget with the
+// keyboard sees it, so that it works from a dialog's text field too.)
 func (s *Shell) typedKey(e *fyne.KeyEvent) {
 	if e.Name == fyne.KeyEscape {
-		workspace.DismissTop(s.win.Canvas())
+		s.DismissDialog()
 	}
+}
+
+// DismissDialog closes the dialog on top of the window as Escape does (workspace.DismissTop)
+// and reports whether there was one to close. Call it on the UI goroutine.
+func (s *Shell) DismissDialog() bool {
+	if s.win == nil {
+		return false
+	}
+	return workspace.DismissTop(s.win.Canvas())
 }

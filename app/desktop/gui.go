@@ -163,6 +163,8 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 				w.Resize(size)
 			}
 		}
+		// Escape closes the dialog on top even when a text field in it has the keyboard
+		hookEscape(w, shell.DismissDialog)
 		world.start()
 		close(worldReady) // the Gridworld workspace draws its 3D view now
 		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)
