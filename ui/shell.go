@@ -74,8 +74,8 @@ const (
 	prefWindowScreenHeight = "ui.windowScreenHeight"
 )
 
-// Shell is the main window's content: a navigation list on the left and the selected screen
-// on the right. It is the workspaces' host (workspace.Host): it creates each workspace the
+// Shell is the main window's content: the navigation column on the left (nav.go) and the
+// selected screen on the right under a one-line header. It is the workspaces' host (workspace.Host): it creates each workspace the
 // first time it is shown and keeps it until the window closes or the store changes.
 type Shell struct {
 	win     fyne.Window
