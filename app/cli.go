@@ -132,6 +132,7 @@ var root = &command{name: "agentdesk", sub: []*command{
 	templateCommands(),
 	evalCommands(),
 	odysseyCommands(),
+	samplesCommands(),
 }}
 
 // Main runs Agentdesk with the process arguments (without the program name) and returns the

@@ -2,7 +2,10 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -115,9 +118,15 @@ func (h *home) show(o episode.Overview, err error) {
 	h.cards.Refresh()
 	h.recent.Objects = nil
 	for _, f := range o.Recent {
-		l := widget.NewLabel(fmt.Sprintf("%s  ·  %s  ·  %s", filepath.Base(f.Path), f.Kind, f.OpenedAt.Local().Format("2006-01-02 15:04")))
-		l.Truncation = fyne.TextTruncateEllipsis
-		h.recent.Add(l)
+		name := filepath.Base(f.Path)
+		if r := []rune(name); len(r) > 60 {
+			name = string(r[:59]) + "…"
+		}
+		b := widgets.NewTipTextButton(fmt.Sprintf("%s  ·  %s  ·  %s", name, f.Kind, f.OpenedAt.Local().Format("2006-01-02 15:04")),
+			"Open "+f.Path, recentIcon(f.Kind), func() { h.openRecent(f) })
+		b.Alignment = widget.ButtonAlignLeading
+		b.Importance = widget.LowImportance
+		h.recent.Add(b)
 	}
 	if len(o.Recent) == 0 {
 		h.recent.Add(widget.NewLabel("Nothing opened yet."))
@@ -130,4 +139,46 @@ func (h *home) card(title, screen, line string) fyne.CanvasObject {
 	body := widget.NewLabel(line)
 	body.Wrapping = fyne.TextWrapWord
 	return widget.NewCard(title, "", container.NewBorder(nil, open, nil, nil, body))
+}
+
+// openRecent opens a recently opened file or folder again: in the workspace that opens it, or,
+// for what was read into the store (a dataset, an evaluation project), the workspace that shows
+// it. A file that is gone says so.
+func (h *home) openRecent(f episode.RecentFile) {
+	s := h.shell
+	if _, err := os.Stat(f.Path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			workspace.Errorf(s.win, "%s is no longer there: it was moved or deleted since it was opened.", f.Path)
+		} else {
+			workspace.ShowError(s.win, err)
+		}
+		return
+	}
+	switch f.Kind {
+	case recentDataset:
+		s.Show(workspace.Explorer) // imported: its episodes are in the Explorer
+	case recentEvalProject:
+		s.Show(workspace.Evaluation)
+	case recentGridworldTasks:
+		s.Show(workspace.Gridworld)
+	default:
+		if err := s.OpenFile(f.Path, -1); err != nil {
+			workspace.ShowError(s.win, err)
+		}
+	}
+}
+
+// Kinds of recent files that are not opened again but shown where they went.
+const (
+	recentDataset        = "odyssey"
+	recentEvalProject    = "eval-project"
+	recentGridworldTasks = "gridworld-tasks"
+)
+
+func recentIcon(kind string) fyne.Resource {
+	switch kind {
+	case recentDataset, "template-folder", recentGridworldTasks:
+		return theme.FolderIcon()
+	}
+	return theme.FileIcon()
 }

@@ -133,7 +133,8 @@ func (s *Shell) Shortcuts() []string {
 			out = append(out, strings.Join(keys, " or ")+"\t"+strings.TrimSuffix(c.label, "…"))
 		}
 	}
-	out = append(out, shortcutText(quitShortcut)+"\tQuit (asks about unsaved work first)")
+	out = append(out, shortcutText(quitShortcut)+"\tQuit (asks about unsaved work first)",
+		"Esc\tClose the dialog on top (as its Cancel or Close does)")
 	for i, sc := range s.screens {
 		if i < len(screenKeys) {
 			out = append(out, fmt.Sprintf("Alt+%d\t%s", i+1, sc.Title))

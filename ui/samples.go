@@ -12,7 +12,8 @@ import (
 // SampleData loads and removes the bundled sample data in the open store (the GUI entry
 // implements it over app/workflow).
 type SampleData interface {
-	// Load writes the samples and loads them into the store (replacing samples loaded before).
+	// Load writes the samples and loads them into the store, unless they are loaded already:
+	// then it changes nothing in the store and returns what is there (Already set).
 	Load(ctx context.Context, report workspace.Progress) (SampleResult, error)
 	// Remove takes them out of the store and deletes their files; it says what it removed.
 	Remove(ctx context.Context) (string, error)
@@ -26,26 +27,31 @@ type SampleResult struct {
 	Summary        string
 	Demonstrations string // a Mobile-Env annotation file
 	Templates      string // a template folder
+	// Already is set when the samples were in the store before: nothing was imported.
+	Already bool
 }
 
 // LoadSamples implements workspace.Host: it loads the sample data (after asking about unsaved
 // work, since the workspaces are made again on the new data), then shows the calling screen's
 // sample: the demonstrations file in Demonstrations, the template folder in Templates; the
-// store-backed workspaces show theirs once made again.
+// store-backed workspaces show theirs once made again. When the samples are loaded already it
+// imports nothing (the Explorer's episodes keep their ids) and shows what is there.
 func (s *Shell) LoadSamples() {
 	if s.deps.Samples == nil {
 		workspace.Errorf(s.win, "Sample data cannot be loaded here (no store is open).")
 		return
 	}
 	origin := s.Current()
-	s.whenSettled("Loading the sample data", func() {
+	load := func() {
 		workspace.StartWithProgress(s, "Loading the sample data", func(ctx context.Context, report workspace.Progress) (SampleResult, error) {
 			return s.deps.Samples.Load(ctx, report)
 		}, func(r SampleResult, err error) {
 			if err != nil {
 				return // shown by StartWithProgress
 			}
-			s.reload()
+			if !r.Already {
+				s.reload()
+			}
 			switch origin {
 			case workspace.Demonstrations:
 				_ = s.OpenFile(r.Demonstrations, -1)
@@ -56,6 +62,18 @@ func (s *Shell) LoadSamples() {
 				widgets.ShowMessage("Sample data", r.Summary, s.win)
 			}
 		})
+	}
+	workspace.Start(s, nil, func(ctx context.Context) (bool, error) {
+		return s.deps.Samples.Loaded(ctx)
+	}, func(loaded bool, err error) {
+		switch {
+		case err != nil:
+			workspace.ShowError(s.win, err)
+		case loaded:
+			load() // opens what is there: the workspaces stay as they are
+		default:
+			s.whenSettled("Loading the sample data", load)
+		}
 	})
 }
 

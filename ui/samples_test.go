@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,10 +23,15 @@ type fakeSamples struct {
 
 func (f *fakeSamples) Load(_ context.Context, report workspace.Progress) (SampleResult, error) {
 	report(-1, "loading")
+	r := SampleResult{Summary: "loaded the samples", Demonstrations: "/samples/recipes.demonstrations",
+		Templates: "/samples/templates.alpha", Already: f.loaded}
+	if f.loaded {
+		r.Summary = "already loaded"
+		return r, nil
+	}
 	f.loads++
 	f.loaded = true
-	return SampleResult{Summary: "loaded the samples", Demonstrations: "/samples/recipes.demonstrations",
-		Templates: "/samples/templates.alpha"}, nil
+	return r, nil
 }
 
 func (f *fakeSamples) Remove(context.Context) (string, error) {
@@ -116,5 +122,36 @@ func TestNoticeShowsWhileWaiting(t *testing.T) {
 	s.noticeExpired(s.noticeGen)
 	if s.noticeBar.Visible() {
 		t.Fatal("the notice stayed after the wait ended")
+	}
+}
+
+// TestLoadingSamplesTwiceOpensWhatIsThere: with the samples loaded, "Load sample data" (a
+// workspace's empty state) imports nothing again and makes no workspace again (nothing to ask
+// about unsaved work for): it opens the workspace's sample and says they were loaded already.
+func TestLoadingSamplesTwiceOpensWhatIsThere(t *testing.T) {
+	test.NewTempApp(t)
+	st := uitest.OpenStore(t)
+	samples := &fakeSamples{loaded: true}
+	made := map[string][]*fakeWS{}
+	regs := []workspace.Registration{{ID: workspace.Demonstrations, Title: "Demonstrations", Icon: theme.FileIcon(),
+		New: func(h workspace.Host) workspace.Workspace {
+			f := &fakeWS{id: "demonstrations", label: widget.NewLabel("demonstrations content")}
+			made[workspace.Demonstrations] = append(made[workspace.Demonstrations], f)
+			return f
+		}}}
+	s, w := newTestShell(t, Deps{Store: st, StorePath: st.Path(), Samples: samples, Workspaces: regs})
+	s.Show(workspace.Demonstrations)
+	ws := made[workspace.Demonstrations][0]
+	ws.unsaved = "notes.demonstrations has 1 edit not saved"
+	s.LoadSamples()
+	if samples.loads != 0 || len(made[workspace.Demonstrations]) != 1 || ws.closed != 0 {
+		t.Fatalf("loaded again: %d loads, %d workspaces made", samples.loads, len(made[workspace.Demonstrations]))
+	}
+	if !slices.Equal(ws.opened, []string{"/samples/recipes.demonstrations"}) {
+		t.Fatalf("opened %v", ws.opened)
+	}
+	top := w.Canvas().Overlays().Top()
+	if top == nil || !strings.Contains(uitest.Texts(top), "already loaded") {
+		t.Fatal("no word that the samples were there already")
 	}
 }

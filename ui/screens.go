@@ -12,7 +12,8 @@ type Screen struct {
 	ID    string
 	Title string
 	Icon  fyne.Resource
-	// Intro is one line under the title saying what the screen is for.
+	// Intro says in a line what the screen is for: beside its title in the header line, and
+	// in the navigation entry's tooltip.
 	Intro string
 	// View builds the shell's own screens (Home, Settings, About) each time they are shown.
 	View func(s *Shell) fyne.CanvasObject

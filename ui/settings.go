@@ -12,11 +12,16 @@ import (
 
 var themeLabels = map[string]string{ThemeSystem: "Follow the system", ThemeLight: "Light", ThemeDark: "Dark"}
 
+var navLabels = map[string]string{NavAuto: "Names when there is room", NavIcons: "Icons only", NavLabels: "Icons and names"}
+
 func settingsView(s *Shell) fyne.CanvasObject {
 	a := fyne.CurrentApp()
 	choices := []string{themeLabels[ThemeSystem], themeLabels[ThemeLight], themeLabels[ThemeDark]}
 	themeRadio := widget.NewRadioGroup(choices, nil)
 	themeRadio.Horizontal = true
+	// one theme is always in use: tapping the chosen one again (a double click) must not
+	// leave none shown as chosen
+	themeRadio.Required = true
 	themeRadio.SetSelected(themeLabels[a.Preferences().StringWithFallback(prefTheme, ThemeSystem)])
 	themeRadio.OnChanged = func(label string) {
 		for id, l := range themeLabels {
@@ -25,6 +30,29 @@ func settingsView(s *Shell) fyne.CanvasObject {
 			}
 		}
 	}
+
+	density := widget.NewCheck("Compact: less space around controls (the text keeps its size)", func(on bool) {
+		if on {
+			SetDensity(a, DensityCompact)
+		} else {
+			SetDensity(a, DensityNormal)
+		}
+	})
+	density.Checked = a.Preferences().StringWithFallback(prefDensity, DensityNormal) == DensityCompact
+
+	navChoices := []string{navLabels[NavAuto], navLabels[NavIcons], navLabels[NavLabels]}
+	navRadio := widget.NewRadioGroup(navChoices, nil)
+	navRadio.Horizontal = true
+	navRadio.Required = true
+	navRadio.SetSelected(navLabels[s.navMode()])
+	navRadio.OnChanged = func(label string) {
+		for id, l := range navLabels {
+			if l == label {
+				s.SetNavigation(id)
+			}
+		}
+	}
+	s.onNavChange = func(mode string) { navRadio.SetSelected(navLabels[mode]) }
 
 	storePath := s.deps.StorePath
 	storeLabel := widget.NewLabel(storePath)
@@ -103,6 +131,8 @@ func settingsView(s *Shell) fyne.CanvasObject {
 
 	form := widget.NewForm(
 		widget.NewFormItem("Theme", themeRadio),
+		widget.NewFormItem("Density", density),
+		widget.NewFormItem("Navigation", navRadio),
 		widget.NewFormItem("Store in use", container.NewVBox(storeLabel, container.NewHBox(openStore), recent)),
 		widget.NewFormItem("Data folder", container.NewVBox(
 			container.NewBorder(nil, nil, nil, container.NewHBox(browse, saveFolder), folder), folderNote)),

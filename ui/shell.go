@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/resources"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -66,16 +67,21 @@ const (
 	prefWindowWidth  = "ui.windowWidth"
 	prefWindowHeight = "ui.windowHeight"
 	prefRecentStores = "ui.recentStores"
+	prefNav          = "ui.navigation"
+	prefDensity      = "ui.density"
+	// prefWindowScreen* are the screen's size when the window's size was saved
+	prefWindowScreenWidth  = "ui.windowScreenWidth"
+	prefWindowScreenHeight = "ui.windowScreenHeight"
 )
 
-// Shell is the main window's content: a navigation list on the left and the selected screen
-// on the right. It is the workspaces' host (workspace.Host): it creates each workspace the
+// Shell is the main window's content: the navigation column on the left (nav.go) and the
+// selected screen on the right under a one-line header. It is the workspaces' host (workspace.Host): it creates each workspace the
 // first time it is shown and keeps it until the window closes or the store changes.
 type Shell struct {
 	win     fyne.Window
 	deps    Deps
 	screens []*Screen
-	nav     *widget.List
+	nav     *navRail
 	title   *widget.Label
 	intro   *widget.Label
 	body    *fyne.Container
@@ -91,6 +97,8 @@ type Shell struct {
 	// noticeTimer hides the bar noticeLinger after the latest notice
 	noticeTimer *time.Timer
 	header      *fyne.Container
+	// onNavChange tells Settings (when on show) that the navigation's mode changed
+	onNavChange func(mode string)
 }
 
 // noticeLinger is how long a notice stays after the last one.
@@ -135,34 +143,26 @@ func NewShell(win fyne.Window, deps Deps) *Shell {
 	}
 	s := &Shell{win: win, deps: deps, open: map[string]workspace.Workspace{}}
 	s.screens = screens(deps.Workspaces)
+	// the header is one line: the screen's name, then what it is for (cut to the room left)
 	s.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	s.title.SizeName = theme.SizeNameSubHeadingText
 	s.intro = widget.NewLabel("")
-	s.intro.Wrapping = fyne.TextWrapWord
+	s.intro.Truncation = fyne.TextTruncateEllipsis
+	s.intro.Importance = widget.LowImportance
 	s.body = container.NewStack()
-	s.nav = widget.NewList(
-		func() int { return len(s.screens) },
-		func() fyne.CanvasObject {
-			return container.NewHBox(widget.NewIcon(theme.HomeIcon()), widget.NewLabel("Demonstrations"))
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			row := o.(*fyne.Container)
-			row.Objects[0].(*widget.Icon).SetResource(s.screens[id].Icon)
-			row.Objects[1].(*widget.Label).SetText(s.screens[id].Title)
-		},
-	)
-	s.nav.OnSelected = func(id widget.ListItemID) { s.show(s.screens[id]) }
+	s.nav = newNavRail(s)
 	s.notice = widget.NewLabel("")
 	s.notice.Wrapping = fyne.TextWrapWord
 	s.notice.Importance = widget.WarningImportance
 	s.noticeBar = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), nil, s.notice)
 	s.noticeBar.Hide()
-	header := container.NewVBox(s.title, s.intro, s.noticeBar, widget.NewSeparator())
+	header := container.NewVBox(container.NewBorder(nil, nil, s.title, nil, s.intro), s.noticeBar, widget.NewSeparator())
 	s.header = header
 	main := container.NewBorder(header, nil, nil, nil, s.body)
-	split := container.NewHSplit(s.nav, container.NewPadded(main))
-	split.Offset = 0.18
-	s.root = split
+	navSide := container.NewBorder(nil, nil, nil, widget.NewSeparator(), s.nav.box)
+	s.root = widgets.WithTips(container.New(shellLayout{s}, navSide, container.NewPadded(main)))
+	if win != nil {
+		win.Canvas().SetOnTypedKey(s.typedKey)
+	}
 
 	last := fyne.CurrentApp().Preferences().StringWithFallback(prefLastScreen, "home")
 	if s.screen(last) == nil {
@@ -208,7 +208,7 @@ func (s *Shell) ScreenIDs() []string {
 func (s *Shell) Show(id string) bool {
 	for i, sc := range s.screens {
 		if sc.ID == id {
-			s.nav.Select(i) // calls show through OnSelected
+			s.nav.mark(i)
 			if s.current != sc {
 				s.show(sc)
 			}
@@ -276,13 +276,43 @@ func (s *Shell) Close() {
 	s.open = map[string]workspace.Workspace{}
 }
 
-// Quit asks about unsaved work in every workspace (Save, Discard or Cancel each), then closes
-// them and runs then; Cancel keeps everything as it is and then never runs.
+// Quit asks about unsaved work in every workspace (Save, Discard or Cancel each) and, when a
+// workspace runs work that others depend on (a study served to participants), whether to stop
+// it (Quit or Cancel); then it closes them and runs then. Cancel keeps everything as it is and
+// then never runs.
 func (s *Shell) Quit(then func()) {
 	s.whenSettled("Quitting", func() {
-		s.Close()
-		then()
+		s.whenStopped(func() {
+			s.Close()
+			then()
+		})
 	})
+}
+
+// whenStopped runs then at once when no workspace runs work others depend on, else after the
+// user agreed to stop it.
+func (s *Shell) whenStopped(then func()) {
+	var running []string
+	for _, sc := range s.screens {
+		if r, ok := s.open[sc.ID].(workspace.Running); ok {
+			if what := r.RunningWork(); what != "" {
+				running = append(running, what)
+			}
+		}
+	}
+	if len(running) == 0 || s.win == nil {
+		then()
+		return
+	}
+	msg := widget.NewLabel(strings.Join(running, "\n") + "\n\nQuit anyway?")
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Quit Agentdesk?", "Quit", "Cancel", msg, func(ok bool) {
+		if ok {
+			then()
+		}
+	}, s.win)
+	workspace.Resize(d, s.win, fyne.NewSize(460, 220))
+	d.Show()
 }
 
 // Window implements workspace.Host.
@@ -401,36 +431,81 @@ func rememberStore(path string) {
 	prefs.SetStringList(prefRecentStores, list)
 }
 
-// SaveWindowSize remembers the window size for the next start.
-func SaveWindowSize(prefs fyne.Preferences, size fyne.Size) {
+// SaveWindowSize remembers the window size for the next start, with the size of the screen it
+// is on (zero when unknown): the size is used again only on a screen like it (WindowSize).
+func SaveWindowSize(prefs fyne.Preferences, size, screen fyne.Size) {
 	if size.Width < 100 || size.Height < 100 {
 		return
 	}
 	prefs.SetFloat(prefWindowWidth, float64(size.Width))
 	prefs.SetFloat(prefWindowHeight, float64(size.Height))
+	prefs.SetFloat(prefWindowScreenWidth, float64(screen.Width))
+	prefs.SetFloat(prefWindowScreenHeight, float64(screen.Height))
 }
 
-// WindowSize is the window's size at the start: the remembered size, or 85 % of the screen
-// (1200x780 when the screen's size is unknown), never larger than the screen (less room for
-// its title bar and panels). screen is the monitor's size in fyne units, zero when unknown.
+// WindowSize is the window's size at the start. screen is the monitor's size in fyne units,
+// zero when unknown. The rule:
+//
+//   - the default is 85 % of a large screen, or all of a laptop's (narrower than 1400 or lower
+//     than 860: the screens are laid out for 1024x700 whole), less screenChrome for the title
+//     bar and panels; 1200x780 when the screen is unknown;
+//   - the remembered size is used instead only when it suits this screen: it was saved on a
+//     screen of the same size (within sameScreen), or, saved without one (before Agentdesk
+//     recorded it), it covers at least half of this screen. So a window sized on a laptop
+//     reopens large on a desktop monitor, and the other way round;
+//   - never larger than the screen (less screenChrome), never smaller than 640x480.
 func WindowSize(prefs fyne.Preferences, screen fyne.Size) fyne.Size {
+	known := screen.Width > 0 && screen.Height > 0
 	w, h := float32(1200), float32(780)
 	switch {
-	case screen.Width <= 0 || screen.Height <= 0:
+	case !known:
 	case screen.Width < 1400 || screen.Height < 860:
-		// a laptop screen: all of it the window manager leaves (the app's screens are laid out
-		// for 1024x700 whole, not for 85 % of it)
 		w, h = screen.Width, screen.Height-screenChrome
 	default:
 		w, h = screen.Width*0.85, screen.Height*0.85
 	}
-	w = float32(prefs.FloatWithFallback(prefWindowWidth, float64(w)))
-	h = float32(prefs.FloatWithFallback(prefWindowHeight, float64(h)))
-	if screen.Width > 0 && screen.Height > 0 {
+	savedW := float32(prefs.FloatWithFallback(prefWindowWidth, 0))
+	savedH := float32(prefs.FloatWithFallback(prefWindowHeight, 0))
+	if savedW > 0 && savedH > 0 && (!known || savedSuits(prefs, fyne.NewSize(savedW, savedH), screen)) {
+		w, h = savedW, savedH
+	}
+	if known {
 		w, h = min(w, screen.Width), min(h, screen.Height-screenChrome)
 	}
 	return fyne.NewSize(max(w, 640), max(h, 480))
 }
 
+// sameScreen is how much two screen sizes may differ (a fraction of each side) and still be
+// the same screen (scaling rounds; a panel may move).
+const sameScreen = 0.05
+
+// savedSuits reports whether a remembered window size suits screen (see WindowSize).
+func savedSuits(prefs fyne.Preferences, saved, screen fyne.Size) bool {
+	was := fyne.NewSize(float32(prefs.FloatWithFallback(prefWindowScreenWidth, 0)), float32(prefs.FloatWithFallback(prefWindowScreenHeight, 0)))
+	if was.Width > 0 && was.Height > 0 {
+		near := func(a, b float32) bool { return a >= b*(1-sameScreen) && a <= b*(1+sameScreen) }
+		return near(was.Width, screen.Width) && near(was.Height, screen.Height)
+	}
+	return saved.Width*saved.Height >= 0.5*screen.Width*(screen.Height-screenChrome)
+}
+
 // screenChrome is the height a window manager takes for the title bar and a panel.
 const screenChrome = 30
+
+// typedKey gets the keys no widget has taken (nothing has the keyboard): Escape closes the
+// dialog on top. (The GUI entry also sends Escape to DismissDialog before the widget with the
+// keyboard sees it, so that it works from a dialog's text field too.)
+func (s *Shell) typedKey(e *fyne.KeyEvent) {
+	if e.Name == fyne.KeyEscape {
+		s.DismissDialog()
+	}
+}
+
+// DismissDialog closes the dialog on top of the window as Escape does (workspace.DismissTop)
+// and reports whether there was one to close. Call it on the UI goroutine.
+func (s *Shell) DismissDialog() bool {
+	if s.win == nil {
+		return false
+	}
+	return workspace.DismissTop(s.win.Canvas())
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestNavigationReachesEveryScreen(t *testing.T) {
 	}
 	// Select through the navigation list, as a click does.
 	for i, sc := range s.screens {
-		s.nav.Select(i)
+		test.Tap(s.nav.entries[i])
 		if s.Current() != sc.ID || s.title.Text != want[sc.ID] {
 			t.Fatalf("after selecting %s: current=%s title=%q", sc.ID, s.Current(), s.title.Text)
 		}
@@ -127,7 +128,7 @@ func TestSettingsChangeTheTheme(t *testing.T) {
 	s.Show(ScreenSettings)
 	var radio *widget.RadioGroup
 	uitest.Walk(w.Content(), func(o fyne.CanvasObject) {
-		if r, ok := o.(*widget.RadioGroup); ok {
+		if r, ok := o.(*widget.RadioGroup); ok && slices.Contains(r.Options, themeLabels[ThemeDark]) {
 			radio = r
 		}
 	})
@@ -260,18 +261,50 @@ func TestWindowSizeIsRemembered(t *testing.T) {
 			t.Fatalf("default size on a %vx%v laptop screen: %v (all of it, less the title bar)", screen.Width, screen.Height, got)
 		}
 	}
-	SaveWindowSize(a.Preferences(), fyne.NewSize(900, 600))
+	laptop, monitor := fyne.NewSize(1366, 768), fyne.NewSize(1920, 1080)
+	SaveWindowSize(a.Preferences(), fyne.NewSize(900, 600), laptop)
 	if got := WindowSize(a.Preferences(), fyne.Size{}); got != fyne.NewSize(900, 600) {
-		t.Fatalf("remembered size %v", got)
+		t.Fatalf("remembered size, screen unknown: %v", got)
 	}
-	SaveWindowSize(a.Preferences(), fyne.NewSize(10, 10)) // a minimised window is not remembered
-	if got := WindowSize(a.Preferences(), fyne.Size{}); got != fyne.NewSize(900, 600) {
+	if got := WindowSize(a.Preferences(), fyne.NewSize(1360, 766)); got != fyne.NewSize(900, 600) {
+		t.Fatalf("remembered size on the same screen (scaled a little differently): %v", got)
+	}
+	SaveWindowSize(a.Preferences(), fyne.NewSize(10, 10), laptop) // a minimised window is not remembered
+	if got := WindowSize(a.Preferences(), laptop); got != fyne.NewSize(900, 600) {
 		t.Fatalf("size after minimise %v", got)
 	}
-	// a size remembered on a large screen is cut to a small one
-	SaveWindowSize(a.Preferences(), fyne.NewSize(1800, 1000))
+	// a size remembered on a large screen is not used on a small one
+	SaveWindowSize(a.Preferences(), fyne.NewSize(1800, 1000), monitor)
 	if got := WindowSize(a.Preferences(), fyne.NewSize(1024, 700)); got != fyne.NewSize(1024, 670) {
 		t.Fatalf("1800x1000 on a 1024x700 screen: %v", got)
+	}
+	// ...and a window sized on a laptop reopens large on a monitor
+	SaveWindowSize(a.Preferences(), fyne.NewSize(1024, 688), fyne.NewSize(1024, 700))
+	if got := WindowSize(a.Preferences(), monitor); got != fyne.NewSize(1632, 918) {
+		t.Fatalf("1024x688 saved on a 1024x700 screen, on 1920x1080: %v, want the big screen's default", got)
+	}
+	if got := WindowSize(a.Preferences(), fyne.NewSize(1024, 700)); got != fyne.NewSize(1024, 670) {
+		t.Fatalf("1024x688 back on its 1024x700 screen: %v (cut to the screen less its title bar)", got)
+	}
+}
+
+// TestWindowSizeSavedWithoutScreen: a size saved by a version that did not record the screen
+// is used when it covers at least half the screen, else the screen's default is.
+func TestWindowSizeSavedWithoutScreen(t *testing.T) {
+	a := test.NewTempApp(t)
+	prefs := a.Preferences()
+	prefs.SetFloat(prefWindowWidth, 1024)
+	prefs.SetFloat(prefWindowHeight, 688)
+	if got := WindowSize(prefs, fyne.NewSize(1920, 1080)); got != fyne.NewSize(1632, 918) {
+		t.Fatalf("old 1024x688 on 1920x1080: %v", got)
+	}
+	if got := WindowSize(prefs, fyne.NewSize(1366, 768)); got != fyne.NewSize(1024, 688) {
+		t.Fatalf("old 1024x688 on 1366x768 (more than half of it): %v", got)
+	}
+	prefs.SetFloat(prefWindowWidth, 1500)
+	prefs.SetFloat(prefWindowHeight, 900)
+	if got := WindowSize(prefs, fyne.NewSize(1366, 768)); got != fyne.NewSize(1366, 738) {
+		t.Fatalf("old 1500x900 on 1366x768: %v (clamped)", got)
 	}
 }
 

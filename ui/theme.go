@@ -33,6 +33,30 @@ type appTheme struct {
 	fyne.Theme
 	fixed   bool
 	variant fyne.ThemeVariant
+	// compact is the compact density: less padding inside and between widgets, the same text
+	compact bool
+}
+
+// Densities offered in Settings.
+const (
+	DensityNormal  = "normal"
+	DensityCompact = "compact"
+)
+
+// compactSizes are the compact density's sizes: the padding between and inside widgets, about
+// two thirds of fyne's. Text sizes are not among them: body text stays at the default size.
+var compactSizes = map[fyne.ThemeSizeName]float32{
+	theme.SizeNamePadding:      2,
+	theme.SizeNameInnerPadding: 6,
+	theme.SizeNameLineSpacing:  3,
+}
+
+// Size is fyne's size, or the compact density's.
+func (t appTheme) Size(name fyne.ThemeSizeName) float32 {
+	if v, ok := compactSizes[name]; ok && t.compact {
+		return v
+	}
+	return t.Theme.Size(name)
 }
 
 // The corrected colours, light variant first.
@@ -90,24 +114,35 @@ var systemCJK = sync.OnceValue(func() *fonts.Fallback {
 	return fb
 })
 
-// ThemeFor returns the theme for a Settings choice; unknown choices follow the system.
-func ThemeFor(choice string) fyne.Theme {
+// ThemeFor returns the theme for a Settings choice, in the normal density; unknown choices
+// follow the system.
+func ThemeFor(choice string) fyne.Theme { return themeFor(choice, DensityNormal) }
+
+func themeFor(choice, density string) fyne.Theme {
+	t := appTheme{Theme: theme.DefaultTheme(), compact: density == DensityCompact}
 	switch choice {
 	case ThemeLight:
-		return appTheme{Theme: theme.DefaultTheme(), fixed: true, variant: theme.VariantLight}
+		t.fixed, t.variant = true, theme.VariantLight
 	case ThemeDark:
-		return appTheme{Theme: theme.DefaultTheme(), fixed: true, variant: theme.VariantDark}
+		t.fixed, t.variant = true, theme.VariantDark
 	}
-	return appTheme{Theme: theme.DefaultTheme()}
+	return t
 }
 
-// ApplyTheme applies the theme saved in the preferences.
+// ApplyTheme applies the theme and density saved in the preferences.
 func ApplyTheme(a fyne.App) {
-	a.Settings().SetTheme(ThemeFor(a.Preferences().StringWithFallback(prefTheme, ThemeSystem)))
+	p := a.Preferences()
+	a.Settings().SetTheme(themeFor(p.StringWithFallback(prefTheme, ThemeSystem), p.StringWithFallback(prefDensity, DensityNormal)))
 }
 
 // SetTheme saves a Settings choice and applies it.
 func SetTheme(a fyne.App, choice string) {
 	a.Preferences().SetString(prefTheme, choice)
-	a.Settings().SetTheme(ThemeFor(choice))
+	ApplyTheme(a)
+}
+
+// SetDensity saves the density (DensityNormal, DensityCompact) and applies it.
+func SetDensity(a fyne.App, density string) {
+	a.Preferences().SetString(prefDensity, density)
+	ApplyTheme(a)
 }

@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/ui/uitest"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
@@ -113,5 +117,44 @@ func TestThemeContrast(t *testing.T) {
 					th.Color(theme.ColorNameForeground, v), over(translucent, behind), 4.5)
 			}
 		}
+	}
+}
+
+// TestCompactDensity: the compact density takes padding out of the shell and keeps every text
+// size; Settings' choice is saved and applied again at the next start.
+func TestCompactDensity(t *testing.T) {
+	a := test.NewTempApp(t)
+	ApplyTheme(a)
+	s, w := newTestShell(t, Deps{})
+	s.Show(ScreenSettings)
+	normal := s.root.MinSize()
+	th := a.Settings().Theme()
+	text := []fyne.ThemeSizeName{theme.SizeNameText, theme.SizeNameHeadingText, theme.SizeNameSubHeadingText, theme.SizeNameCaptionText}
+	sizes := map[fyne.ThemeSizeName]float32{}
+	for _, n := range text {
+		sizes[n] = th.Size(n)
+	}
+	uitest.Find(w.Content(), func(c *widget.Check) bool { return strings.HasPrefix(c.Text, "Compact") }).SetChecked(true)
+	if a.Preferences().String(prefDensity) != DensityCompact {
+		t.Fatal("the density was not saved")
+	}
+	th = a.Settings().Theme()
+	if th.Size(theme.SizeNamePadding) >= theme.DefaultTheme().Size(theme.SizeNamePadding) {
+		t.Fatal("compact keeps fyne's padding")
+	}
+	for _, n := range text {
+		if th.Size(n) != sizes[n] {
+			t.Errorf("%s: %v in compact, %v before", n, th.Size(n), sizes[n])
+		}
+	}
+	s.Show(ScreenHome)
+	s.Show(ScreenSettings)
+	if compact := s.root.MinSize(); compact.Height >= normal.Height {
+		t.Fatalf("Settings needs %v compact, %v normal", compact, normal)
+	}
+	a.Settings().SetTheme(theme.DefaultTheme())
+	ApplyTheme(a)
+	if a.Settings().Theme().Size(theme.SizeNamePadding) != th.Size(theme.SizeNamePadding) {
+		t.Fatal("the density is not applied at the start")
 	}
 }

@@ -148,7 +148,7 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 	})
 	w.Resize(ui.WindowSize(a.Preferences(), fyne.Size{}))
 	quit := func() {
-		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size())
+		ui.SaveWindowSize(a.Preferences(), w.Canvas().Size(), screenSize(w))
 		w.Close()
 	}
 	// the menu's shortcuts work even inside text fields; Quit (Ctrl+Q) asks as closing does
@@ -163,6 +163,8 @@ func RunWith(opts app.GUIOptions, started func(Started)) int {
 				w.Resize(size)
 			}
 		}
+		// Escape closes the dialog on top even when a text field in it has the keyboard
+		hookEscape(w, shell.DismissDialog)
 		world.start()
 		close(worldReady) // the Gridworld workspace draws its 3D view now
 		fmt.Fprintf(os.Stderr, "%s (store %s)\n", ReadyLine, storePath)

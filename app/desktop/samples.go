@@ -26,11 +26,15 @@ func (d sampleData) Load(ctx context.Context, report workspace.Progress) (ui.Sam
 		return ui.SampleResult{}, errNoStore
 	}
 	report(-1, "Writing the sample files and loading them into the store…")
-	s, err := workflow.LoadSamples(ctx, st, d.dir)
+	s, loaded, err := workflow.EnsureSamples(ctx, st, d.dir)
 	if err != nil {
 		return ui.SampleResult{}, err
 	}
-	return ui.SampleResult{Summary: s.Summary(), Demonstrations: s.Demonstrations, Templates: s.Templates}, nil
+	summary := s.Summary()
+	if !loaded {
+		summary = s.AlreadyLoaded()
+	}
+	return ui.SampleResult{Summary: summary, Demonstrations: s.Demonstrations, Templates: s.Templates, Already: !loaded}, nil
 }
 
 func (d sampleData) Remove(ctx context.Context) (string, error) {

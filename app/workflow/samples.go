@@ -26,6 +26,8 @@ type Samples struct {
 	RunName   string
 	ProjectID int64
 	Project   string
+	// Contents is what of the samples was in the store already (EnsureSamples).
+	Contents store.SampleContents
 }
 
 // Summary says in a sentence what loading the samples did.
@@ -85,6 +87,14 @@ func LoadSamples(ctx context.Context, st *store.Store, dir string) (Samples, err
 		return out, fmt.Errorf("storing the sample evaluation project: %w", err)
 	}
 	out.Project = p.Name
+	passed, _ := p.Settings.QualificationNames(p.Name)
+	answers, err := samples.EvalAnswers(p, passed)
+	if err != nil {
+		return out, fmt.Errorf("the sample evaluation answers: %w", err)
+	}
+	if _, err := st.ImportEvalAttempts(ctx, out.ProjectID, answers); err != nil {
+		return out, fmt.Errorf("storing the sample evaluation answers: %w", err)
+	}
 	if err := st.AddTemplateFolder(ctx, set.Templates, "Sample templates"); err != nil {
 		return out, err
 	}
@@ -92,6 +102,51 @@ func LoadSamples(ctx context.Context, st *store.Store, dir string) (Samples, err
 		return out, err
 	}
 	return out, nil
+}
+
+// EnsureSamples loads the samples in dir into st (LoadSamples) unless some are there already:
+// then it changes nothing in the store, writes the samples' files again only when one is
+// missing (they are the same bytes), and returns what is there with loaded false. So loading
+// twice never imports twice (the Explorer's episode ids stay as they are).
+func EnsureSamples(ctx context.Context, st *store.Store, dir string) (s Samples, loaded bool, err error) {
+	c, err := SampleContents(ctx, st, dir)
+	if err != nil {
+		return s, false, err
+	}
+	if c.Empty() {
+		s, err = LoadSamples(ctx, st, dir)
+		return s, err == nil, err
+	}
+	set, err := samples.Paths(dir)
+	if err != nil {
+		return s, false, err
+	}
+	if set.Missing() {
+		if set, err = samples.Write(dir); err != nil {
+			return s, false, fmt.Errorf("writing the samples: %w", err)
+		}
+	}
+	s.Set = set
+	s.Contents = c
+	s.RunName = strings.TrimSuffix(filepath.Base(set.OdysseyPredictions), filepath.Ext(set.OdysseyPredictions))
+	projects, err := st.EvalProjects(ctx)
+	if err != nil {
+		return s, false, err
+	}
+	projectFile := filepath.Join(set.Evaluation, samples.EvaluationFile)
+	for _, p := range projects {
+		if p.Source == projectFile {
+			s.ProjectID, s.Project = p.ID, p.Name
+		}
+	}
+	return s, false, nil
+}
+
+// AlreadyLoaded says in a sentence that the samples were in the store already.
+func (s Samples) AlreadyLoaded() string {
+	return fmt.Sprintf("The sample data is already loaded (%d episodes, %d splits, %d scoring runs, %d evaluation projects, "+
+		"%d template folders, files in %s); nothing was imported again. Remove it from Home or with `agentdesk samples remove`.",
+		s.Contents.Episodes, s.Contents.Splits, s.Contents.Runs, s.Contents.Projects, s.Contents.Folders, s.Dir)
 }
 
 // SampleContents says what of the samples in dir is in st.

@@ -2,11 +2,17 @@ package workflow
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentdesk/agentdesk/engine/conformance"
+	"github.com/agentdesk/agentdesk/engine/episode"
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/agreement"
 	"github.com/agentdesk/agentdesk/store"
 )
 
@@ -90,5 +96,79 @@ func BenchmarkLoadSamples(b *testing.B) {
 		if _, err := LoadSamples(context.Background(), st, dir); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestEnsureSamplesImportsOnce: loading the samples when they are loaded imports nothing (the
+// episodes keep their ids) and only writes back missing files; the evaluation sample comes
+// with two annotators' answers, so its agreement statistics have rows, and a unit of each
+// bundle stays open.
+func TestEnsureSamplesImportsOnce(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dir := filepath.Join(t.TempDir(), SamplesFolder)
+	first, loaded, err := EnsureSamples(ctx, st, dir)
+	if err != nil || !loaded {
+		t.Fatalf("first load: loaded %v, %v", loaded, err)
+	}
+	ids := func() []int64 {
+		eps, err := st.Episodes(ctx, episode.Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, e := range eps {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	before := ids()
+	if len(before) == 0 {
+		t.Fatal("no sample episodes")
+	}
+	if err := os.Remove(first.Demonstrations); err != nil {
+		t.Fatal(err)
+	}
+	again, loaded, err := EnsureSamples(ctx, st, dir)
+	if err != nil || loaded {
+		t.Fatalf("second load: loaded %v, %v", loaded, err)
+	}
+	if after := ids(); !slices.Equal(after, before) {
+		t.Fatalf("episode ids changed: %v, then %v", before, after)
+	}
+	if _, err := os.Stat(again.Demonstrations); err != nil || again.Demonstrations != first.Demonstrations {
+		t.Fatalf("the missing demonstrations file was not written back: %v", err)
+	}
+	if again.ProjectID != first.ProjectID || again.Contents.Projects != 1 || !strings.Contains(again.AlreadyLoaded(), "already loaded") {
+		t.Fatalf("second load reports %+v", again)
+	}
+
+	info, err := st.EvalProjectInfo(ctx, first.ProjectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Done == 0 || info.Done*3 != info.Units*2 || info.Participants != 2 {
+		t.Fatalf("sample project: %d of %d units done by %d participants; want two of three per bundle, by two", info.Done, info.Units, info.Participants)
+	}
+	p, results, err := st.EvalResults(ctx, first.ProjectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := ev.ComputeStats(ctx, p, results, agreement.Ordinal, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, l := range stats.Labels {
+		if l.Items > 0 && !math.IsNaN(l.PercentAgreement) {
+			compared++
+		}
+	}
+	if compared < 5 {
+		t.Fatalf("%d of %d labels compared between the annotators", compared, len(stats.Labels))
 	}
 }

@@ -25,8 +25,8 @@ const EvaluationFile = Marker + "ChatEvaluation.toml"
 const (
 	evalProjectName = Marker + " chat evaluation"
 	evalTaskName    = Marker + "_chat_evaluation"
-	// evalUnits is the number of annotators per bundle.
-	evalUnits = 2
+	// evalUnits is the number of annotators per bundle: the two sample annotators (EvalAnswers) and one for the user.
+	evalUnits = 3
 	// evalTrainingType is the type the screening trains: multiselect, so its ground truth is
 	// the set of labels a turn should get.
 	evalTrainingType = "consistency"

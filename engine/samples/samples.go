@@ -41,7 +41,9 @@
 //   - Evaluation: a project in Agentdesk's TOML project format (evaluation.LoadProject) over six
 //     chats written for the sample, of uneven quality, with four catalogue behaviour types per
 //     chatbot turn, three dialogue scales, one side-by-side comparison and a three-chat
-//     screening for the consistency labels with ground truth; two annotators per bundle.
+//     screening for the consistency labels with ground truth; three annotators per bundle, two
+//     of them the sample's own annotators, whose answers EvalAnswers gives (so Results and
+//     agreement show rows at once), the third left for the user.
 package samples
 
 import (
@@ -78,17 +80,11 @@ const (
 // samples' own files and folders (the names above, all starting with Marker) are replaced when
 // they exist; anything else in dir is left alone. Paths in the Set are absolute.
 func Write(dir string) (Set, error) {
-	abs, err := filepath.Abs(dir)
+	s, err := Paths(dir)
 	if err != nil {
 		return Set{}, err
 	}
-	s := Set{Dir: abs,
-		Templates:          filepath.Join(abs, templatesDir),
-		Odyssey:            filepath.Join(abs, odysseyDir),
-		OdysseyPredictions: filepath.Join(abs, odysseyPredictionsName),
-		OdysseySplit:       odysseySplit,
-		Evaluation:         filepath.Join(abs, evaluationDir),
-	}
+	abs := s.Dir
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return Set{}, err
 	}
@@ -116,4 +112,33 @@ func Write(dir string) (Set, error) {
 		return fail("Evaluation", err)
 	}
 	return s, nil
+}
+
+// Paths is the Set Write writes into dir, without writing anything (samples written before).
+func Paths(dir string) (Set, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Set{}, err
+	}
+	demo := filepath.Join(abs, demonstrationsDir)
+	return Set{Dir: abs,
+		Demonstrations:           filepath.Join(demo, demoDefinition+".pkl"),
+		DemonstrationDefinitions: filepath.Join(demo, "textprotos"),
+		Templates:                filepath.Join(abs, templatesDir),
+		Odyssey:                  filepath.Join(abs, odysseyDir),
+		OdysseyPredictions:       filepath.Join(abs, odysseyPredictionsName),
+		OdysseySplit:             odysseySplit,
+		Evaluation:               filepath.Join(abs, evaluationDir),
+	}, nil
+}
+
+// Missing reports whether any of the set's files or folders is missing.
+func (s Set) Missing() bool {
+	for _, p := range []string{s.Demonstrations, s.DemonstrationDefinitions, s.Templates, s.Odyssey, s.OdysseyPredictions,
+		filepath.Join(s.Evaluation, EvaluationFile)} {
+		if _, err := os.Stat(p); err != nil {
+			return true
+		}
+	}
+	return false
 }

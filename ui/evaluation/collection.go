@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -92,8 +93,8 @@ func (w *Workspace) showCollectionForm() {
 		r.target.SetText(target)
 		r.kind.OnChanged = func(k string) { r.target.SetPlaceHolder(targetPlaceholder(k)) }
 		r.kind.SetSelected(string(spec.Kind))
-		var remove *widget.Button
-		remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+		var remove *widgets.TipButton
+		remove = widgets.NewTipButton("Remove this bot", theme.DeleteIcon(), func() {
 			for i, b := range f.bots {
 				if b == r {
 					f.bots = append(f.bots[:i:i], f.bots[i+1:]...)

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // A turn's questions: question flows with their click edits, label checkboxes, likert scales,
@@ -65,7 +66,7 @@ func (p *evalPage) flowObjects(flow ev.Flow, ta ev.TurnAnswers, pos int, t ev.Tu
 		title.Wrapping = fyne.TextWrapWord
 		var head fyne.CanvasObject = title
 		if p.typ.Display.HelpIcons() {
-			help := widget.NewButtonWithIcon("", theme.QuestionIcon(), func() { p.showHelp(q.Text, x, y) })
+			help := widgets.NewTipButton("What this question means", theme.QuestionIcon(), func() { p.showHelp(q.Text, x, y) })
 			help.Importance = widget.LowImportance
 			head = container.NewBorder(nil, nil, nil, help, title)
 		}

@@ -144,9 +144,9 @@ func (c *taskComposer) build() {
 		} else {
 			s.Checked, r.Checked = t.Setup, t.Reset
 		}
-		up := widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { c.move(i, i-1) })
-		down := widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { c.move(i, i+1) })
-		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { c.remove(i) })
+		up := widgets.NewTipButton("Move this step up", theme.MoveUpIcon(), func() { c.move(i, i-1) })
+		down := widgets.NewTipButton("Move this step down", theme.MoveDownIcon(), func() { c.move(i, i+1) })
+		del := widgets.NewTipButton("Remove this step", theme.DeleteIcon(), func() { c.remove(i) })
 		if i == 0 {
 			up.Disable()
 		}

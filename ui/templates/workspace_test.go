@@ -16,6 +16,7 @@ import (
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // openTemplateExamples shows the Templates workspace with a real store and opens a copy of
@@ -284,15 +285,15 @@ func TestTemplatesComposerReordersAndFlagsRoundTrip(t *testing.T) {
 		t.Fatalf("tokens %+v", c.toks)
 	}
 	var checks []*widget.Check
-	var buttons []*widget.Button
+	var buttons []fyne.Tappable
 	collect := func() {
 		checks, buttons = nil, nil
 		uitest.Walk(c.rows, func(o fyne.CanvasObject) {
 			switch v := o.(type) {
 			case *widget.Check:
 				checks = append(checks, v)
-			case *widget.Button:
-				buttons = append(buttons, v)
+			case *widget.Button, *widgets.TipButton:
+				buttons = append(buttons, v.(fyne.Tappable))
 			}
 		})
 	}

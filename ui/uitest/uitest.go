@@ -46,6 +46,8 @@ func Texts(o fyne.CanvasObject) string {
 			b.WriteString(v.Text + "\n")
 		case *widget.Button:
 			b.WriteString(v.Text + "\n")
+		case textButton:
+			b.WriteString(v.ButtonText() + "\n")
 		case *widget.Card:
 			b.WriteString(v.Title + "\n")
 		}
@@ -68,14 +70,37 @@ func Find[T fyne.CanvasObject](o fyne.CanvasObject, ok func(T) bool) T {
 // TapButton taps the enabled button under o whose text starts with prefix.
 func TapButton(t testing.TB, o fyne.CanvasObject, prefix string) {
 	t.Helper()
-	b := Find(o, func(b *widget.Button) bool { return strings.HasPrefix(b.Text, prefix) })
-	if b == nil {
+	var tap fyne.Tappable
+	label, disabled := "", false
+	Walk(o, func(c fyne.CanvasObject) {
+		if tap != nil {
+			return
+		}
+		switch v := c.(type) {
+		case *widget.Button:
+			if strings.HasPrefix(v.Text, prefix) {
+				tap, label, disabled = v, v.Text, v.Disabled()
+			}
+		case textButton:
+			if strings.HasPrefix(v.ButtonText(), prefix) {
+				tap, label, disabled = v, v.ButtonText(), v.Disabled()
+			}
+		}
+	})
+	if tap == nil {
 		t.Fatalf("no button %q in:\n%s", prefix, Texts(o))
 	}
-	if b.Disabled() {
-		t.Fatalf("button %q is disabled", b.Text)
+	if disabled {
+		t.Fatalf("button %q is disabled", label)
 	}
-	test.Tap(b)
+	test.Tap(tap)
+}
+
+// textButton is a widget embedding a button that says its label (widgets.TipButton).
+type textButton interface {
+	fyne.Tappable
+	fyne.Disableable
+	ButtonText() string
 }
 
 // SyncRun runs background work at once, on the calling goroutine: results are applied before

@@ -70,7 +70,7 @@ type FrameViewer struct {
 	info      *widget.Label
 	instr     *widget.Label
 	timeline  *timeline
-	playBtn   *widget.Button
+	playBtn   *TipButton
 	position  *widget.Label
 	hierarchy *widget.Entry
 	noHier    *widget.Label
@@ -102,7 +102,7 @@ func NewFrameViewer() *FrameViewer {
 	v.instr.Wrapping = fyne.TextWrapWord
 	v.position = widget.NewLabel("")
 	v.timeline = newTimeline(func(i int) { v.Seek(i) })
-	v.playBtn = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), v.TogglePlay)
+	v.playBtn = NewTipButton("Play / pause (Space)", theme.MediaPlayIcon(), v.TogglePlay)
 	speed := widget.NewSelect(replaySpeeds, func(s string) { v.speed = parseSpeed(s) })
 	speed.SetSelected("1x")
 	v.hierarchy = widget.NewMultiLineEntry()
@@ -112,11 +112,11 @@ func NewFrameViewer() *FrameViewer {
 	v.noHier.Wrapping = fyne.TextWrapWord
 	v.noHier.Hide()
 	controls := NewFlow(container.NewHBox(
-		widget.NewButtonWithIcon("", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
-		widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { v.Seek(v.index - 1) }),
+		NewTipButton("First step (Home)", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
+		NewTipButton("Previous step (Left)", theme.NavigateBackIcon(), func() { v.Seek(v.index - 1) }),
 		v.playBtn,
-		widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { v.Seek(v.index + 1) }),
-		widget.NewButtonWithIcon("", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) })),
+		NewTipButton("Next step (Right)", theme.NavigateNextIcon(), func() { v.Seek(v.index + 1) }),
+		NewTipButton("Last step (End)", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) })),
 		speed, v.position)
 	v.frame = container.New(&frameAreaLayout{v}, v.image, v.marks)
 	v.split = container.NewHSplit(container.NewStack(), container.NewStack(v.hierarchy, container.NewVBox(v.noHier)))

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -81,4 +82,62 @@ func Resize(d dialog.Dialog, w fyne.Window, want fyne.Size) {
 		want = fyne.NewSize(min(want.Width, room.Width-20), min(want.Height, room.Height-20))
 	}
 	d.Resize(want)
+}
+
+// dismissLabels are the buttons that leave a dialog without doing anything (Escape presses
+// them), lower case and without a trailing ellipsis.
+var dismissLabels = map[string]bool{"cancel": true, "close": true, "no": true, "dismiss": true, "not now": true}
+
+// DismissTop closes the dialog or pop-up on top of the canvas as Escape should: it presses
+// the dialog's own Cancel, Close or No button (so that its callback runs as if clicked), or
+// its only button (an OK that acknowledges a message); a pop-up without buttons is hidden.
+// It reports whether it closed something. fyne's dialogs do not listen to Escape themselves.
+func DismissTop(c fyne.Canvas) bool {
+	if c == nil {
+		return false
+	}
+	top := c.Overlays().Top()
+	if top == nil {
+		return false
+	}
+	var buttons []*widget.Button
+	walkVisible(top, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok && !b.Disabled() && b.OnTapped != nil {
+			buttons = append(buttons, b)
+		}
+	})
+	for i := len(buttons) - 1; i >= 0; i-- {
+		label := strings.ToLower(strings.TrimSpace(strings.TrimSuffix(buttons[i].Text, "…")))
+		if dismissLabels[label] {
+			buttons[i].OnTapped()
+			return true
+		}
+	}
+	if len(buttons) == 1 && buttons[0].Text != "" {
+		buttons[0].OnTapped()
+		return true
+	}
+	if p, ok := top.(*widget.PopUp); ok && len(buttons) == 0 {
+		p.Hide()
+		return true
+	}
+	return false
+}
+
+// walkVisible calls fn for o and every visible object inside it.
+func walkVisible(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	fn(o)
+	switch c := o.(type) {
+	case *fyne.Container:
+		for _, ch := range c.Objects {
+			walkVisible(ch, fn)
+		}
+	case fyne.Widget:
+		for _, ch := range test.WidgetRenderer(c).Objects() {
+			walkVisible(ch, fn)
+		}
+	}
 }

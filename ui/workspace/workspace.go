@@ -82,7 +82,8 @@ type Registration struct {
 	ID    string // screen id: "gridworld", "demonstrations", ...
 	Title string
 	Icon  fyne.Resource
-	// Intro is one line under the title saying what the workspace is for.
+	// Intro says in a line what the workspace is for: beside its title in the shell's header
+	// line, and in the navigation entry's tooltip.
 	Intro string
 	// New creates the workspace. It is called on the UI goroutine, the first time the
 	// workspace is shown after the start or a store change.
