@@ -50,6 +50,7 @@ func (x *Workspace) changeFilter(change func(f *episode.Filter)) {
 	case !hasText && x.sort.Key == episode.SortRelevance:
 		x.sort = episode.Sort{Key: episode.SortID}
 	}
+	x.refreshFilterButton()
 	x.savePrefs()
 	x.reload()
 }
@@ -254,6 +255,7 @@ func (x *Workspace) syncWidgets() {
 	}
 	setNumber(x.minSteps, f.MinSteps)
 	setNumber(x.maxSteps, f.MaxSteps)
+	x.refreshFilterButton()
 }
 
 func selectValue(s *widget.Select, value, anyLabel string) {

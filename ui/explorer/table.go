@@ -103,8 +103,11 @@ func (x *Workspace) buildTable() {
 		}
 	}
 	x.columns = widgets.NewColumns(columnsOf(explorerColumns), x.table)
+	x.selected = -1
+	x.table.OnUnselected = func(widget.TableCellID) { x.selected = -1 }
 	x.table.OnSelected = func(id widget.TableCellID) {
-		if r, ok := x.row(id.Row); ok {
+		x.selected = id.Row
+		if r, ok := x.row(id.Row); ok && !x.detail.showing(r.ID) {
 			x.detail.open(r)
 		}
 	}
@@ -302,6 +305,37 @@ func (x *Workspace) loadPage(page int) {
 	returned = true
 }
 
+// followSelection keeps the detail pane on the listing after the listing changed (a filter
+// cleared or changed, a new sort): the episode on show stays, selected, where the new listing
+// still has it, and the pane empties where it does not: it never shows an episode the listing
+// does not.
+func (x *Workspace) followSelection() {
+	id := x.detail.row.ID
+	if id == 0 {
+		return
+	}
+	gen, st, f, srt, listing := x.gen, x.st, x.filter, x.sort, x.listing
+	var ids []int64
+	var err error
+	workspace.Run(x.host, nil, func(context.Context) {
+		ids, err = listing.get(st, f, srt)
+	}, func() {
+		if gen != x.gen || x.detail.row.ID != id {
+			return // the listing or the selection changed meanwhile
+		}
+		if err == nil {
+			for i, got := range ids {
+				if got == id {
+					cell := widget.TableCellID{Row: i, Col: 0}
+					x.table.Select(cell) // (scrolled to) the pane shows it already: not read again
+					return
+				}
+			}
+		}
+		x.detail.clear()
+	})
+}
+
 // fitIDs widens the ID column when a page holds ids longer than it shows (a store of 200,000
 // episodes has six-digit ids; the column starts sized for five).
 func (x *Workspace) fitIDs(rows []episode.Row) {
@@ -372,6 +406,7 @@ func (x *Workspace) reload() {
 		x.table.UnselectAll()
 		x.table.ScrollToTop()
 		x.table.Refresh()
+		x.followSelection()
 		if x.stats != nil && x.tabs != nil && x.tabs.SelectedIndex() == 1 {
 			x.stats.refreshIfStale()
 		}
