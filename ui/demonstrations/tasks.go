@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"fyne.io/fyne/v2"
@@ -33,19 +34,30 @@ func (d *Workspace) StartTask(name string) error {
 	if d.dirty {
 		return fmt.Errorf("%s has unsaved edits: save or discard them first", filepath.Base(d.path))
 	}
+	if path := d.samplePath(); path != "" {
+		return d.Open(path, 0)
+	}
+	return errors.New("the sample demonstrations file is not among the recent files: load the sample data first")
+}
+
+// samplePath is the sample demonstrations file when the sample data is loaded (loading it
+// records the file among the recent files) and the file is there; "" otherwise.
+func (d *Workspace) samplePath() string {
 	if d.store == nil {
-		return errors.New("no store is open")
+		return ""
 	}
 	recent, err := d.store.Recent(context.Background(), 100)
 	if err != nil {
-		return err
+		return ""
 	}
 	for _, f := range recent {
 		if f.Kind == "pickle" && samples.IsDemonstrations(f.Path) {
-			return d.Open(f.Path, 0)
+			if _, err := os.Stat(f.Path); err == nil {
+				return f.Path
+			}
 		}
 	}
-	return errors.New("the sample demonstrations file is not among the recent files: load the sample data first")
+	return ""
 }
 
 // TaskView implements workspace.Tasks.

@@ -205,7 +205,15 @@ func New(h workspace.Host, store Store) *Workspace {
 		"rewards; or drop one on the window. New here? Load the sample data and open its demonstrations.")
 	hint.Wrapping = fyne.TextWrapWord
 	openBig := widget.NewButtonWithIcon("Open…", theme.FolderOpenIcon(), d.openDialog)
-	d.empty = container.NewVBox(hint, container.NewHBox(openBig, workspace.SampleButton(h)))
+	sample := workspace.SampleButton(h)
+	if path := d.samplePath(); path != "" { // loaded already: open it, rather than load it again
+		hint.SetText("Open a Mobile-Env annotation pickle to scrub its frames and edit steps, instructions and " +
+			"rewards; or drop one on the window. New here? Open the sample demonstrations.")
+		sample.SetText("Open the sample demonstrations")
+		sample.SetIcon(theme.FolderOpenIcon())
+		sample.OnTapped = func() { d.Open(path, 0) }
+	}
+	d.empty = container.NewVBox(hint, container.NewHBox(openBig, sample))
 	d.content = container.NewBorder(top, nil, nil, nil, container.NewStack(split, container.NewPadded(d.empty)))
 	d.refreshButtons()
 	return d

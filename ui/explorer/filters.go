@@ -58,7 +58,13 @@ func (x *Workspace) changeFilter(change func(f *episode.Filter)) {
 func (x *Workspace) buildFilters() {
 	x.search = widget.NewEntry()
 	x.search.SetPlaceHolder("Search task, instruction and meta-task (all words; the last one may be a prefix)…")
-	x.search.ActionItem = widget.NewIcon(theme.SearchIcon())
+	// the search field's own button empties it (Clear filters, with the filters, clears all)
+	x.search.ActionItem = widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() {
+		if x.search.Text != "" {
+			x.search.SetText("")
+			x.search.OnSubmitted("")
+		}
+	})
 	x.search.OnChanged = func(s string) {
 		if x.quiet {
 			return

@@ -35,13 +35,13 @@ var explorerColumns = []explorerColumn{
 	{widgets.Column{Title: "ID", Min: 56}, episode.SortID, true},
 	{widgets.Column{Title: "Source", Min: 80, Optional: true}, episode.SortSource, true},
 	{widgets.Column{Title: "Episode", Min: 110, Weight: 1, Optional: true}, episode.SortEpisode, true},
-	{widgets.Column{Title: "Task", Min: 180, Weight: 4}, episode.SortTask, true},
+	{widgets.Column{Title: "Task", Min: 150, Weight: 4}, episode.SortTask, true},
 	{widgets.Column{Title: "Category", Min: 110, Weight: 1, Optional: true}, 0, false},
 	{widgets.Column{Title: "Meta-task", Min: 160, Weight: 2, Optional: true}, 0, false},
 	{widgets.Column{Title: "Device", Min: 100, Optional: true}, 0, false},
 	{widgets.Column{Title: "Apps", Min: 110, Weight: 1, Optional: true}, 0, false},
 	{widgets.Column{Title: "Steps", Min: 64}, episode.SortSteps, true},
-	{widgets.Column{Title: "Reward", Min: 72}, episode.SortReward, true},
+	{widgets.Column{Title: "Reward", Min: 72, Optional: true}, episode.SortReward, true},
 	{widgets.Column{Title: "Stored", Min: 130, Optional: true}, episode.SortCreated, true},
 }
 

@@ -81,13 +81,14 @@ func TestExplorerDetailFollowsTheListing(t *testing.T) {
 	_, x, _ := openExplorer(t, wf(st))
 	x.source.SetSelected("gridworld (3)")
 	x.sortBy(episode.SortCreated) // the one just played first
-	x.table.Select(widget.TableCellID{Row: 0, Col: colTask})
+	x.table.Select(widget.TableCellID{Row: 0, Col: 0})
 	played := x.detail.row.ID
 	if x.detail.ep == nil || x.detail.ep.Task != "tower" {
 		t.Fatalf("the detail shows %+v", x.detail.row)
 	}
 	// Clear filters: the episode stays on show, selected in the whole listing.
-	tapIn(t, x, "Clear")
+	x.toggleFilters()
+	tapIn(t, x, "Clear filters")
 	if x.detail.ep == nil || x.detail.row.ID != played {
 		t.Fatalf("after Clear filters the detail shows %+v", x.detail.row)
 	}

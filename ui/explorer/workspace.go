@@ -163,17 +163,17 @@ func (x *Workspace) Close() {
 func (x *Workspace) content() fyne.CanvasObject {
 	importB := widget.NewButtonWithIcon("Import dataset…", theme.DownloadIcon(), x.importDialog)
 	exportB := widget.NewButtonWithIcon("Export…", theme.UploadIcon(), x.exportDialog)
-	clear := widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), func() { x.setFilter(episode.Filter{}) })
+	clear := widget.NewButtonWithIcon("Clear filters", theme.ContentClearIcon(), func() { x.setFilter(episode.Filter{}) })
 	// The listing is a column of its own: the search line, the filters (folded away until asked
 	// for: open, they take the listing's height, never the frame's), the table and its status.
 	// The selected episode takes the rest of the width and the whole height.
 	x.filterBtn = widget.NewButtonWithIcon("Filters", theme.MenuDropDownIcon(), x.toggleFilters)
-	searchLine := container.NewBorder(nil, nil, nil, container.NewHBox(x.filterBtn, clear), x.search)
+	searchLine := container.NewBorder(nil, nil, nil, x.filterBtn, x.search)
 	steps := container.NewHBox(widget.NewLabel("Steps"), widgets.Sized(x.minSteps, 64), widget.NewLabel("to"), widgets.Sized(x.maxSteps, 64))
 	sel := func(s *widget.Select) fyne.CanvasObject { return widgets.Sized(s, 136) }
 	x.filterPanel = widgets.NewFlow(sel(x.source), sel(x.split), sel(x.facets[episode.FacetCategory]),
 		sel(x.facets[episode.FacetApp]), sel(x.facets[episode.FacetDevice]), sel(x.facets[episode.FacetAction]),
-		widgets.Sized(x.facets[episode.FacetMetaTask], metaTaskWidth), steps)
+		widgets.Sized(x.facets[episode.FacetMetaTask], metaTaskWidth), steps, clear)
 	x.filterPanel.Hide()
 	x.refreshFilterButton()
 	status := container.NewBorder(nil, nil, nil, container.NewHBox(x.sampleBtn, x.columns.Chooser(x.host.Window)), x.status)

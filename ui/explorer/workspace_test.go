@@ -77,7 +77,7 @@ func TestExplorerListsFiltersAndOpens(t *testing.T) {
 	if r, _ := x.row(0); r.NumSteps != 3 || r.Task != "tower" {
 		t.Fatalf("newest gridworld row: %+v", r)
 	}
-	x.table.Select(widget.TableCellID{Row: 0, Col: colEpisode})
+	x.table.Select(widget.TableCellID{Row: 0, Col: 0})
 	v := x.detail.viewer
 	if v.Len() != 3 {
 		t.Fatalf("viewer shows %d steps", v.Len())
@@ -495,7 +495,7 @@ func TestExplorerImportsBrowsesAndExportsOdyssey(t *testing.T) {
 	if x.count != 6 {
 		t.Fatalf("random_split test lists %d", x.count)
 	}
-	x.table.Select(widget.TableCellID{Row: 0, Col: colTask})
+	x.table.Select(widget.TableCellID{Row: 0, Col: 0})
 	v := x.detail.viewer
 	if v.Len() == 0 || len(x.detail.images) != v.Len() {
 		t.Fatalf("viewer %d steps, %d thumbnails", v.Len(), len(x.detail.images))
