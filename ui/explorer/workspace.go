@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -176,7 +177,8 @@ func (x *Workspace) content() fyne.CanvasObject {
 		widgets.Sized(x.facets[episode.FacetMetaTask], metaTaskWidth), steps, clear)
 	x.filterPanel.Hide()
 	x.refreshFilterButton()
-	status := container.NewBorder(nil, nil, nil, container.NewHBox(x.sampleBtn, x.columns.Chooser(x.host.Window)), x.status)
+	// the status wraps at the listing's width (the empty store's explanation is long)
+	status := container.NewVBox(x.status, container.NewHBox(x.sampleBtn, layout.NewSpacer(), x.columns.Chooser(x.host.Window)))
 	listing := container.NewBorder(container.NewVBox(searchLine, x.filterPanel), status, nil, nil, x.columns.Fit())
 	split := container.NewHSplit(listing, x.detail.content)
 	split.Offset = 0.38
