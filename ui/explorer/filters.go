@@ -149,7 +149,7 @@ func countOptions(anyLabel string, cs []episode.Count) []string {
 // metaTaskWidth is the width of the meta-task choice, and metaTaskLabel the length its options
 // are cut to (in the middle: meta-tasks often differ only at the end).
 const (
-	metaTaskWidth = 340
+	metaTaskWidth = 280 // two of the other choices: it fits the listing column of a laptop
 	metaTaskLabel = 36
 )
 
