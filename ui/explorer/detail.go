@@ -126,6 +126,7 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	body := container.NewHSplit(d.viewer, side)
 	body.Offset = 0.64
 	d.viewer.SetMinFrameSize(fyne.NewSize(120, 160))
+	d.viewer.SetEpisode(nil, nil) // empty, without controls, until an episode is selected
 	d.head = container.NewBorder(nil, nil, nil, d.demoBtn, d.title)
 	d.page = container.NewBorder(d.head, nil, nil, nil, body)
 	d.content = d.page

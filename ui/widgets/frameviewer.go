@@ -181,13 +181,19 @@ func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
 		v.body.Objects = []fyne.CanvasObject{v.frame}
 	}
 	v.body.Refresh()
-	if len(e.Steps) == 0 {
+	if len(e.Steps) == 0 { // nothing to step through: no controls either
+		v.bottom.Hide()
+		v.content.Refresh()
 		v.setImage(nil)
 		v.info.SetText("")
 		v.instr.SetText("")
 		v.position.SetText("")
 		v.layoutMarks()
 		return
+	}
+	if !v.bottom.Visible() {
+		v.bottom.Show()
+		v.content.Refresh()
 	}
 	v.Seek(0)
 }
