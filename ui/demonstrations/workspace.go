@@ -180,7 +180,10 @@ func New(h workspace.Host, store Store) *Workspace {
 	bold := func(s string) *widget.Label {
 		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
+	// the step's action, reward and instruction head the editing column, beside the frame
+	// rather than under it
 	editBar := container.NewVBox(
+		d.viewer.SetCaptionsApart(), widget.NewSeparator(),
 		d.status,
 		bold("Steps"), widgets.NewFlow(markA, d.rangeL, del), removeT,
 		widget.NewSeparator(),
@@ -193,8 +196,8 @@ func New(h workspace.Host, store Store) *Workspace {
 		bold("File"), exportF, exportV, importB, defs, resave)
 	left := container.NewBorder(widget.NewLabelWithStyle("Trajectories", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.trajList)
 	// the frames take the window's height (phone screens are tall), the step controls under
-	// them; the editing controls are a column beside them, what they say at its top, that
-	// scrolls on short windows
+	// them; the editing controls are a column beside them, the step's captions and what the
+	// last action said at its top, that scrolls on short windows
 	right := container.NewHSplit(d.viewer, container.NewVScroll(editBar))
 	right.Offset = 0.64
 	split := container.NewHSplit(left, right)
