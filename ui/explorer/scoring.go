@@ -217,10 +217,15 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	breakdown := container.NewBorder(
 		container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), s.columns.Chooser(x.host.Window), s.dim),
 		nil, nil, nil, s.columns.Fit())
-	s.viewer.SetMinFrameSize(fyne.NewSize(160, 240)) // a short window scrolls the viewer instead
-	failing := container.NewHSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
-		container.NewVScroll(container.NewBorder(nil, legend, nil, nil, s.viewer)))
-	failing.Offset = 0.34
+	// the frame takes the height, its step controls under it; the step's captions and the
+	// legend go under the list of failing steps
+	s.viewer.SetMinFrameSize(fyne.NewSize(120, 160))
+	captions := s.viewer.SetCaptionsApart()
+	list := container.NewVSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
+		container.NewVScroll(container.NewVBox(captions, widget.NewSeparator(), legend)))
+	list.Offset = 0.6
+	failing := container.NewHSplit(list, s.viewer)
+	failing.Offset = 0.4
 	s.results = container.NewAppTabs(
 		container.NewTabItem("Breakdown", breakdown),
 		container.NewTabItem("Failing steps", failing))
