@@ -328,6 +328,7 @@ func (x *Workspace) followSelection() {
 				if got == id {
 					cell := widget.TableCellID{Row: i, Col: 0}
 					x.table.Select(cell) // (scrolled to) the pane shows it already: not read again
+					x.table.Refresh()    // the rows scrolled to are drawn
 					return
 				}
 			}
