@@ -137,3 +137,32 @@ func TestDemonstrationsEditTaskInView(t *testing.T) {
 		t.Fatalf("started again: %v, step %d", err, d.viewer.Index())
 	}
 }
+
+// TestDemonstrationsEmptyScreenOpensTheLoadedSample: with the sample data loaded, the empty
+// screen opens the sample demonstrations (it offered to load the sample data again, which
+// imported it a second time); without it, it offers to load it.
+func TestDemonstrationsEmptyScreenOpensTheLoadedSample(t *testing.T) {
+	test.NewTempApp(t)
+	h := uitest.NewHost(t, 1024, 670)
+	fresh := New(h, uitest.OpenStore(t))
+	h.Put(fresh)
+	uitest.TapButton(t, fresh.Content(), "Load sample data")
+	if h.SamplesAsked != 1 {
+		t.Fatalf("Load sample data asked the shell %d times", h.SamplesAsked)
+	}
+
+	st := uitest.OpenStore(t)
+	set, err := workflow.LoadSamples(context.Background(), st, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := New(h, st)
+	h.Put(d)
+	if strings.Contains(uitest.Texts(d.Content()), "Load sample data") {
+		t.Fatal("the sample data is loaded, and the empty screen offers to load it again")
+	}
+	uitest.TapButton(t, d.Content(), "Open the sample demonstrations")
+	if d.path != set.Demonstrations || d.sel != 0 || h.SamplesAsked != 1 {
+		t.Fatalf("opened %q at trajectory %d (%d loads asked)", d.path, d.sel, h.SamplesAsked)
+	}
+}
