@@ -187,11 +187,15 @@ func (d *Workspace) removeTrajectory() error {
 }
 
 func (d *Workspace) undo() {
-	if len(d.pending) == 0 {
+	if len(d.pending) == 0 && len(d.saves) == 0 {
 		return
 	}
 	if d.busy.Busy() {
 		d.setStatus(errBusy.Error())
+		return
+	}
+	if len(d.pending) == 0 {
+		d.undoSave()
 		return
 	}
 	last := d.pending[len(d.pending)-1]
@@ -204,6 +208,27 @@ func (d *Workspace) undo() {
 		d.redo = append(d.redo, last)
 		d.refreshButtons()
 		d.setStatus("Undone: " + last.Op)
+	})
+}
+
+// undoSave undoes the last edit saved: the edits apply to the file as it was before that save
+// again, all of them but the last (the file on disk stays as saved until the next Save).
+func (d *Workspace) undoSave() {
+	top := d.saves[len(d.saves)-1]
+	now := savedBase{data: d.data, orig: d.orig, trajLens: d.trajLens, pending: d.pending, redo: d.redo}
+	last := top.pending[len(top.pending)-1]
+	d.saves = d.saves[:len(d.saves)-1]
+	d.data, d.orig, d.trajLens = top.data, top.orig, top.trajLens
+	d.pending = append([]mobileenv.PendingEdit(nil), top.pending[:len(top.pending)-1]...)
+	d.rebuild(func(err error) {
+		if err != nil { // cancelled: back to the file as saved
+			d.saves = append(d.saves, top)
+			d.data, d.orig, d.trajLens, d.pending, d.redo = now.data, now.orig, now.trajLens, now.pending, now.redo
+			return
+		}
+		d.redo = append(append([]mobileenv.PendingEdit(nil), top.redo...), last)
+		d.refreshButtons()
+		d.setStatus("Undone: " + last.Op + " (saved before: Save writes the file without it)")
 	})
 }
 

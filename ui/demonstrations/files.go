@@ -90,14 +90,14 @@ func (d *Workspace) save(path string) error {
 		return err
 	}
 	if path == d.path {
-		if len(d.pending) == 0 {
+		if !d.dirty {
 			return nil
 		}
 		disk, err := limits.ReadFile(path, limits.Pickle)
 		if err != nil {
 			return fail(err)
 		}
-		if !bytes.Equal(disk, d.data) {
+		if !bytes.Equal(disk, d.disk) {
 			return fail(fmt.Errorf("%s changed on disk since it was opened; use Save as…, or open it again (your edits: %s)", filepath.Base(path), mods))
 		}
 	}
@@ -114,13 +114,39 @@ func (d *Workspace) save(path string) error {
 	} else if err := atomicfile.Write(path, d.edited, 0o644); err != nil {
 		return fail(err)
 	}
-	// the saved file is the edited bytes, already parsed: shown as opened, without reading it
-	// again (under its new name after Save as…: episodes name their file)
-	saved := *d.cur
-	saved.Path, saved.Size = path, int64(len(d.edited))
-	d.opened(path, d.edited, &saved)
+	d.savedAs(path)
 	d.setStatus(fmt.Sprintf("Saved %s (modifiers %q%s).", filepath.Base(path), mods, backup))
 	return nil
+}
+
+// savedBase is a file edits applied to before a save, with those edits and the redo list.
+type savedBase struct {
+	data     []byte
+	orig     *mobileenv.File
+	trajLens []int
+	pending  []mobileenv.PendingEdit
+	redo     []mobileenv.PendingEdit
+}
+
+// savedAs makes the file just written to path (the edited bytes, already parsed) the one edits
+// apply to, under its new name after Save as… (episodes name their file). What is on show
+// stays: the trajectory and the step, and the undo history (undo goes back across the save).
+func (d *Workspace) savedAs(path string) {
+	if len(d.pending) > 0 {
+		d.saves = append(d.saves, savedBase{data: d.data, orig: d.orig, trajLens: d.trajLens,
+			pending: d.pending, redo: d.redo})
+	}
+	saved := *d.cur
+	saved.Path, saved.Size = path, int64(len(d.edited))
+	if path != d.path {
+		if st := d.store; st != nil {
+			st.TouchRecent(context.Background(), path, "pickle")
+		}
+	}
+	d.path, d.data, d.orig, d.trajLens = path, d.edited, &saved, trajectoryLengths(&saved)
+	d.disk, d.diskFile, d.saved = d.edited, &saved, true
+	d.pending, d.redo = nil, nil
+	d.show(&saved, d.edited)
 }
 
 // importAll stores every trajectory (as shown, with pending edits) as an episode.

@@ -14,6 +14,8 @@ import (
 type Store interface {
 	SaveEpisode(ctx context.Context, e *episode.Episode) error
 	TouchRecent(ctx context.Context, path, kind string) error
+	// Recent lists recently opened files, newest first (the sample file is among them).
+	Recent(ctx context.Context, limit int) ([]episode.RecentFile, error)
 }
 
 // NewRegistration describes the workspace to the shell; store returns the open store (nil:

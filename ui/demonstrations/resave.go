@@ -443,7 +443,7 @@ func (d *Workspace) runResave(spec, out, defs string, opts mobileenv.ResaveOptio
 		// the file on show rewritten (merged into, overwritten): shown again when it has no
 		// edits; edits are kept, and Save then refuses the changed file (Save as… keeps them)
 		if slices.Contains(written, d.path) {
-			if len(d.pending) == 0 {
+			if !d.dirty {
 				o.msg += fmt.Sprintf(" %s, which was open, is shown again.", filepath.Base(d.path))
 				d.open(d.path)
 			} else {

@@ -1,6 +1,7 @@
 package demonstrations
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"path/filepath"
@@ -21,11 +22,19 @@ func (d *Workspace) show(cur *mobileenv.File, edited []byte) {
 	d.mapIndices()
 	mods, _ := d.Modifiers()
 	d.modLabel.SetText(mods)
-	unsaved := ""
-	if len(d.pending) > 0 {
-		unsaved = fmt.Sprintf(" · ● %s not saved", widgets.Plural(len(d.pending), "edit"))
+	d.dirty = !bytes.Equal(edited, d.disk)
+	if d.dirty {
+		d.saved = false
 	}
-	d.fileLabel.SetText(fmt.Sprintf("%s (%s, %d bytes)%s", d.path, d.cur.Kind, len(d.data), unsaved))
+	// the state first: the line is cut at its end on a narrow window
+	state := ""
+	switch {
+	case d.dirty:
+		state = "● " + d.unsavedText() + " · "
+	case d.saved:
+		state = "✓ Saved · "
+	}
+	d.fileLabel.SetText(fmt.Sprintf("%s%s (%s, %d bytes)", state, d.path, d.cur.Kind, len(edited)))
 	d.trajList.Refresh()
 	at := d.viewer.Index()
 	if d.sel < 0 { // a file just opened starts at its first step
@@ -195,9 +204,9 @@ func (d *Workspace) refreshButtons() {
 	}
 	set("instr", has && resaved && len(d.options) > 0)
 	set("clearinstr", has && resaved && d.recordHasInstruction())
-	set("undo", len(d.pending) > 0)
+	set("undo", len(d.pending) > 0 || len(d.saves) > 0)
 	set("redo", len(d.redo) > 0)
-	set("save", len(d.pending) > 0)
+	set("save", d.dirty)
 	set("saveas", d.orig != nil && resaved)
 	set("import", has)
 	exporting := d.exportTask != nil

@@ -1,6 +1,7 @@
 package demonstrations
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,14 +35,24 @@ type Workspace struct {
 	empty  *fyne.Container
 
 	path     string
-	data     []byte            // the file as opened
+	data     []byte            // the file the pending edits apply to: as opened, or as last saved
 	edited   []byte            // the file with the pending edits applied (what Save writes)
-	orig     *mobileenv.File   // parsed as opened
+	orig     *mobileenv.File   // data parsed
 	cur      *mobileenv.File   // with the pending edits applied
 	sum      mobileenv.Summary // of cur, for the trajectory list
 	trajLens []int             // record counts of the original trajectories
 	pending  []mobileenv.PendingEdit
 	redo     []mobileenv.PendingEdit
+	// disk is the file at path as last read or written (Save refuses to write over another
+	// version), diskFile its parse; dirty says what is on show differs from it.
+	disk     []byte
+	diskFile *mobileenv.File
+	dirty    bool
+	// saves are the files the edits applied to before each save, with those edits: Save makes
+	// the saved file the one edits apply to, and undo goes back across a save through them.
+	saves []savedBase
+	// saved says the file was just saved (the file line says so until the next change)
+	saved    bool
 	defDir   string
 	question *workspace.Question // the question about unsaved edits, nil when none was asked
 
@@ -89,7 +100,7 @@ func New(h workspace.Host, store Store) *Workspace {
 	d := &Workspace{host: h, store: store, sel: -1, buttons: map[string]*widget.Button{}}
 	d.defDir = fyne.CurrentApp().Preferences().String(prefDefDir)
 	d.fileLabel = widget.NewLabel("No file open.")
-	d.fileLabel.Wrapping = fyne.TextWrapWord
+	d.fileLabel.Truncation = fyne.TextTruncateEllipsis // one line, beside the file's buttons
 	d.status = widget.NewLabel("")
 	d.status.Wrapping = fyne.TextWrapWord
 	d.modLabel = widget.NewEntry()
@@ -145,6 +156,11 @@ func New(h workspace.Host, store Store) *Workspace {
 	d.reward = widget.NewEntry()
 	d.reward.SetPlaceHolder("reward")
 	setReward := btn("reward", "Set reward", theme.ConfirmIcon(), func() { d.setReward(d.reward.Text) })
+	d.reward.OnSubmitted = func(text string) { // Enter sets it, as the button does
+		if !d.buttons["reward"].Disabled() {
+			d.setReward(text)
+		}
+	}
 
 	d.busy = workspace.NewBusyBar()
 	d.busy.OnChange = func(bool) { d.refreshButtons() }
@@ -156,13 +172,19 @@ func New(h workspace.Host, store Store) *Workspace {
 		}
 		d.setStatus("Cancelled.")
 	}
+	// One line above the content: the file's own buttons and what is open (the state first);
+	// the rest of the file's actions are at the foot of the editing column.
 	top := container.NewVBox(
-		widgets.NewFlow(open, defs, importB, undo, redo, save, saveAs, exportF, exportV, resave),
-		d.fileLabel, d.busy.Content)
+		container.NewBorder(nil, nil, container.NewHBox(open, save, saveAs, undo, redo), nil, d.fileLabel),
+		d.busy.Content)
 	bold := func(s string) *widget.Label {
 		return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
+	// the step's action, reward and instruction head the editing column, beside the frame
+	// rather than under it
 	editBar := container.NewVBox(
+		d.viewer.SetCaptionsApart(), widget.NewSeparator(),
+		d.status,
 		bold("Steps"), widgets.NewFlow(markA, d.rangeL, del), removeT,
 		widget.NewSeparator(),
 		bold("Instruction"), d.instr, widgets.NewFlow(setInstr, clearInstr),
@@ -170,10 +192,12 @@ func New(h workspace.Host, store Store) *Workspace {
 		bold("Reward"), container.NewBorder(nil, nil, nil, setReward, d.reward),
 		widget.NewSeparator(),
 		bold("Modifiers"), d.modLabel,
-		d.status)
+		widget.NewSeparator(),
+		bold("File"), exportF, exportV, importB, defs, resave)
 	left := container.NewBorder(widget.NewLabelWithStyle("Trajectories", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, d.trajList)
-	// the frames take the window's height (phone screens are tall); the editing controls are a
-	// column beside them that scrolls on short windows
+	// the frames take the window's height (phone screens are tall), the step controls under
+	// them; the editing controls are a column beside them, the step's captions and what the
+	// last action said at its top, that scrolls on short windows
 	right := container.NewHSplit(d.viewer, container.NewVScroll(editBar))
 	right.Offset = 0.64
 	split := container.NewHSplit(left, right)
@@ -184,7 +208,15 @@ func New(h workspace.Host, store Store) *Workspace {
 		"rewards; or drop one on the window. New here? Load the sample data and open its demonstrations.")
 	hint.Wrapping = fyne.TextWrapWord
 	openBig := widget.NewButtonWithIcon("Open…", theme.FolderOpenIcon(), d.openDialog)
-	d.empty = container.NewVBox(hint, container.NewHBox(openBig, workspace.SampleButton(h)))
+	sample := workspace.SampleButton(h)
+	if path := d.samplePath(); path != "" { // loaded already: open it, rather than load it again
+		hint.SetText("Open a Mobile-Env annotation pickle to scrub its frames and edit steps, instructions and " +
+			"rewards; or drop one on the window. New here? Open the sample demonstrations.")
+		sample.SetText("Open the sample demonstrations")
+		sample.SetIcon(theme.FolderOpenIcon())
+		sample.OnTapped = func() { d.Open(path, 0) }
+	}
+	d.empty = container.NewVBox(hint, container.NewHBox(openBig, sample))
 	d.content = container.NewBorder(top, nil, nil, nil, container.NewStack(split, container.NewPadded(d.empty)))
 	d.refreshButtons()
 	return d
@@ -209,7 +241,7 @@ func (d *Workspace) Open(path string, at int) error {
 		}
 		return d.selectOriginal(path, at)
 	}
-	if len(d.pending) > 0 && path != d.path && d.host.Window() != nil && !d.busy.Busy() {
+	if d.dirty && path != d.path && d.host.Window() != nil && !d.busy.Busy() {
 		d.askUnsaved("Open "+filepath.Base(path), func() { open() })
 		return nil
 	}
@@ -269,11 +301,9 @@ func (d *Workspace) openThen(path string, then func() error) error {
 // pending edits.
 func (d *Workspace) opened(path string, data []byte, f *mobileenv.File) {
 	d.path, d.data, d.orig, d.cur = path, data, f, f
+	d.disk, d.diskFile, d.saves, d.saved = data, f, nil, false
 	d.pending, d.redo, d.sel, d.markA = nil, nil, -1, 0
-	d.trajLens = make([]int, len(f.Trajectories))
-	for i, t := range f.Trajectories {
-		d.trajLens[i] = len(t.Items)
-	}
+	d.trajLens = trajectoryLengths(f)
 	d.loadOptions()
 	if st := d.store; st != nil {
 		st.TouchRecent(context.Background(), path, "pickle")
@@ -290,6 +320,15 @@ func (d *Workspace) opened(path string, data []byte, f *mobileenv.File) {
 
 func (d *Workspace) setStatus(s string) { d.status.SetText(s) }
 
+// trajectoryLengths are the record counts of f's trajectories.
+func trajectoryLengths(f *mobileenv.File) []int {
+	n := make([]int, len(f.Trajectories))
+	for i, t := range f.Trajectories {
+		n[i] = len(t.Items)
+	}
+	return n
+}
+
 // askUnsaved asks what to do with the unsaved edits before action (a short phrase such as
 // "Open other.pkl"): Save writes them as Save does and then goes on (not when saving failed:
 // the edits stay), Discard goes on and drops them, Cancel leaves everything as it is.
@@ -299,10 +338,19 @@ func (d *Workspace) askUnsaved(action string, then func()) {
 
 // UnsavedWork implements workspace.Unsaved: "demo.pkl has 2 edits not saved (0:remove,…)".
 func (d *Workspace) UnsavedWork() string {
-	if len(d.pending) == 0 {
+	if !d.dirty {
 		return ""
 	}
-	return fmt.Sprintf("%s has %s not saved (%s)", filepath.Base(d.path), widgets.Plural(len(d.pending), "edit"), d.modLabel.Text)
+	return fmt.Sprintf("%s has %s", filepath.Base(d.path), d.unsavedText())
+}
+
+// unsavedText says what is not saved: "2 edits not saved (0:remove,…)", or, undone back
+// past the last save, that the file on show is an earlier version than the one saved.
+func (d *Workspace) unsavedText() string {
+	if !bytes.Equal(d.data, d.disk) {
+		return "changes not saved (edits undone past the last save)"
+	}
+	return fmt.Sprintf("%s not saved (%s)", widgets.Plural(len(d.pending), "edit"), d.modLabel.Text)
 }
 
 // SaveWork implements workspace.Unsaved: Save.
@@ -311,10 +359,13 @@ func (d *Workspace) SaveWork() error { return d.save(d.path) }
 // DiscardWork implements workspace.Unsaved: the pending edits are dropped (the file on show
 // goes back to what is on disk).
 func (d *Workspace) DiscardWork() {
-	if len(d.pending) == 0 {
+	if !d.dirty {
 		return
 	}
-	d.pending, d.redo = nil, nil
+	if !bytes.Equal(d.data, d.disk) { // undone past a save: back to the file as saved
+		d.data, d.orig, d.trajLens = d.disk, d.diskFile, trajectoryLengths(d.diskFile)
+	}
+	d.pending, d.redo, d.saves = nil, nil, nil
 	d.rebuild(nil)
 	d.refreshButtons()
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/color"
 	"io"
 	"strconv"
 	"strings"
@@ -40,8 +39,8 @@ type explorerDetail struct {
 	gen     atomic.Int64
 	title   *widget.Label
 	device  *widget.Label   // a GUI Odyssey episode's device_info, under the title
-	head    *fyne.Container // title, device line and texts
-	page    *fyne.Container // head over the viewer and the thumbnails
+	head    *fyne.Container // the title line
+	page    *fyne.Container // head over the viewer and, beside it, the texts and the thumbnails
 	text    *widget.RichText
 	viewer  *widgets.FrameViewer
 	thumbs  *widget.GridWrap
@@ -54,8 +53,8 @@ type explorerDetail struct {
 
 func newExplorerDetail(x *Workspace) *explorerDetail {
 	d := &explorerDetail{x: x, images: map[int]image.Image{}}
-	d.title = widget.NewLabelWithStyle("Select an episode to see its steps.", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	d.title.Wrapping = fyne.TextWrapWord
+	d.title = widget.NewLabelWithStyle(noEpisode, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.title.Truncation = fyne.TextTruncateEllipsis // one line: the frame gets the height
 	d.device = widget.NewLabel("")
 	d.device.Wrapping = fyne.TextWrapWord
 	d.device.Hide()
@@ -116,21 +115,46 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	}
 	d.demoBtn = widget.NewButtonWithIcon("Open in Demonstrations", theme.MediaVideoIcon(), d.openInDemonstrations)
 	d.demoBtn.Hide()
-	// The task, meta-task, annotators' notes and instruction scroll in a band of about four
-	// lines, so that a long instruction does not squeeze the frame on a small window.
-	band := canvas.NewRectangle(color.Transparent)
-	band.SetMinSize(fyne.NewSize(0, 5*theme.TextSize()+2*theme.Padding()))
-	text := container.NewStack(band, container.NewVScroll(d.text))
-	d.head = container.NewVBox(container.NewBorder(nil, nil, nil, d.demoBtn, d.title), d.device, text)
-	split := container.NewVSplit(d.viewer, d.thumbs)
-	split.Offset = 0.78
-	d.viewer.SetMinFrameSize(fyne.NewSize(160, 240)) // on a short window the panel scrolls
-	// on a short window the panel scrolls instead of making the window taller; on a tall one
-	// it fills the height as before
-	d.page = container.NewBorder(d.head, nil, nil, nil, split)
-	d.content = container.NewVScroll(d.page)
+	// The frame takes the pane's height, its step controls under it (the layout of CVAT's and
+	// Rerun's viewers: the picture in the middle, the time line and the player under it, what
+	// describes it in a column beside). Beside the frame: the step's captions, the episode's
+	// device, task, meta-task, notes and instruction (scrolling), and the step thumbnails.
+	captions := d.viewer.SetCaptionsApart()
+	facts := container.NewVBox(captions, widget.NewSeparator(), d.device, d.text)
+	side := container.NewVSplit(container.NewVScroll(facts), d.thumbs)
+	side.Offset = 0.5
+	body := container.NewHSplit(d.viewer, side)
+	body.Offset = 0.64
+	d.viewer.SetMinFrameSize(fyne.NewSize(120, 160))
+	d.viewer.SetEpisode(nil, nil) // empty, without controls, until an episode is selected
+	d.head = container.NewBorder(nil, nil, nil, d.demoBtn, d.title)
+	d.page = container.NewBorder(d.head, nil, nil, nil, body)
+	d.content = d.page
 	return d
 }
+
+// noEpisode is the detail's title while no episode is selected.
+const noEpisode = "Select an episode to see its steps."
+
+// clear empties the pane: no episode is selected (any more).
+func (d *explorerDetail) clear() {
+	d.gen.Add(1) // an episode still loading is not shown
+	d.ep, d.row = nil, episode.Row{}
+	d.mu.Lock()
+	d.images = map[int]image.Image{}
+	d.mu.Unlock()
+	d.title.SetText(noEpisode)
+	d.device.Hide()
+	d.text.Segments = nil
+	d.text.Refresh()
+	d.demoBtn.Hide()
+	d.viewer.SetEpisode(nil, nil)
+	d.thumbs.UnselectAll()
+	d.thumbs.Refresh()
+}
+
+// showing reports whether the pane shows (or is loading) the episode with this id.
+func (d *explorerDetail) showing(id int64) bool { return d.row.ID == id && id != 0 }
 
 // open loads an episode off the UI goroutine and shows it.
 func (d *explorerDetail) open(r episode.Row) {

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -50,6 +51,7 @@ func (x *Workspace) changeFilter(change func(f *episode.Filter)) {
 	case !hasText && x.sort.Key == episode.SortRelevance:
 		x.sort = episode.Sort{Key: episode.SortID}
 	}
+	x.refreshFilterButton()
 	x.savePrefs()
 	x.reload()
 }
@@ -57,7 +59,13 @@ func (x *Workspace) changeFilter(change func(f *episode.Filter)) {
 func (x *Workspace) buildFilters() {
 	x.search = widget.NewEntry()
 	x.search.SetPlaceHolder("Search task, instruction and meta-task (all words; the last one may be a prefix)…")
-	x.search.ActionItem = widget.NewIcon(theme.SearchIcon())
+	// the search field's own button empties it (Clear filters, with the filters, clears all)
+	x.search.ActionItem = widgets.NewTipButton("Empty the search", theme.ContentClearIcon(), func() {
+		if x.search.Text != "" {
+			x.search.SetText("")
+			x.search.OnSubmitted("")
+		}
+	})
 	x.search.OnChanged = func(s string) {
 		if x.quiet {
 			return
@@ -142,7 +150,7 @@ func countOptions(anyLabel string, cs []episode.Count) []string {
 // metaTaskWidth is the width of the meta-task choice, and metaTaskLabel the length its options
 // are cut to (in the middle: meta-tasks often differ only at the end).
 const (
-	metaTaskWidth = 340
+	metaTaskWidth = 280 // two of the other choices: it fits the listing column of a laptop
 	metaTaskLabel = 36
 )
 
@@ -254,6 +262,7 @@ func (x *Workspace) syncWidgets() {
 	}
 	setNumber(x.minSteps, f.MinSteps)
 	setNumber(x.maxSteps, f.MaxSteps)
+	x.refreshFilterButton()
 }
 
 func selectValue(s *widget.Select, value, anyLabel string) {

@@ -31,7 +31,7 @@ func openByMetaTask(t *testing.T, x *Workspace, prefix string) {
 	if x.count == 0 {
 		t.Fatalf("meta-task %q lists nothing", prefix)
 	}
-	x.table.Select(widget.TableCellID{Row: 0, Col: colTask})
+	x.table.Select(widget.TableCellID{Row: 0, Col: 0})
 }
 
 func TestExplorerShowsMetaTaskDeviceAndNotes(t *testing.T) {
@@ -73,7 +73,7 @@ func TestExplorerShowsMetaTaskDeviceAndNotes(t *testing.T) {
 	}
 	// Other sources have no device line nor meta-task.
 	x.setFilter(episode.Filter{Source: episode.SourceGridworld})
-	x.table.Select(widget.TableCellID{Row: 0, Col: colTask})
+	x.table.Select(widget.TableCellID{Row: 0, Col: 0})
 	if text := x.detail.text.String(); x.detail.device.Visible() || strings.Contains(text, "Meta-task:") {
 		t.Errorf("a gridworld episode's details %q:\n%s", x.detail.device.Text, text)
 	}
@@ -138,7 +138,7 @@ func TestExplorerFiltersAndSearchesByMetaTask(t *testing.T) {
 	if !strings.Contains(r.MetaTaskMarked, episode.MatchStart+"WhatsApp"+episode.MatchEnd) {
 		t.Fatalf("meta-task marks %q", r.MetaTaskMarked)
 	}
-	x.table.Select(widget.TableCellID{Row: 0, Col: colTask})
+	x.table.Select(widget.TableCellID{Row: 0, Col: 0})
 	bold := 0
 	for _, seg := range x.detail.text.Segments {
 		if ts, ok := seg.(*widget.TextSegment); ok && ts.Text == "WhatsApp" && ts.Style.TextStyle.Bold {
@@ -221,7 +221,7 @@ func TestExplorerDrawsAScrollsRecordedPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, x, w := openExplorer(t, wf(st))
-			x.table.Select(widget.TableCellID{Row: 0, Col: colTask})
+			x.table.Select(widget.TableCellID{Row: 0, Col: 0})
 			v := x.detail.viewer
 			w.Canvas().Refresh(v)
 			lines, rings, dots, marks := pathMarks(v)

@@ -64,6 +64,8 @@ type explorerScoring struct {
 	scoreB   *widget.Button
 	headline *widget.Label
 	details  *widget.Label
+	// outcome says under the Score button what the last scoring came to
+	outcome  *widget.Label
 	dim      *widget.Select
 	table    *widget.Table
 	columns  *widgets.Columns
@@ -129,6 +131,9 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	s.headline = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.headline.SizeName = theme.SizeNameSubHeadingText
 	s.headline.Wrapping = fyne.TextWrapWord
+	s.outcome = widget.NewLabel("")
+	s.outcome.Wrapping = fyne.TextWrapWord
+	s.outcome.Hide()
 	s.details = widget.NewLabel("Choose a prediction file (the official evaluator's input: question, pred, gt, more_info) and the split it was made for.")
 	s.details.Wrapping = fyne.TextWrapWord
 
@@ -202,7 +207,7 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 		container.NewBorder(nil, nil, widget.NewLabel("Prompt level"), nil, s.level),
 		container.NewBorder(nil, nil, widget.NewLabel("Metric"), nil, s.metric),
 		container.NewBorder(nil, nil, widget.NewLabel("Mode"), nil, s.mode), s.modeHelp,
-		container.NewHBox(layout.NewSpacer(), s.scoreB),
+		container.NewHBox(layout.NewSpacer(), s.scoreB), s.outcome,
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), nil, s.runSel),
 		container.NewHBox(layout.NewSpacer(), s.openRunB, s.delRunB),
@@ -212,10 +217,15 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	breakdown := container.NewBorder(
 		container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), s.columns.Chooser(x.host.Window), s.dim),
 		nil, nil, nil, s.columns.Fit())
-	s.viewer.SetMinFrameSize(fyne.NewSize(160, 240)) // a short window scrolls the viewer instead
-	failing := container.NewHSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
-		container.NewVScroll(container.NewBorder(nil, legend, nil, nil, s.viewer)))
-	failing.Offset = 0.34
+	// the frame takes the height, its step controls under it; the step's captions and the
+	// legend go under the list of failing steps
+	s.viewer.SetMinFrameSize(fyne.NewSize(120, 160))
+	captions := s.viewer.SetCaptionsApart()
+	list := container.NewVSplit(container.NewBorder(s.failL, nil, nil, nil, s.failList),
+		container.NewVScroll(container.NewVBox(captions, widget.NewSeparator(), legend)))
+	list.Offset = 0.6
+	failing := container.NewHSplit(list, s.viewer)
+	failing.Offset = 0.4
 	s.results = container.NewAppTabs(
 		container.NewTabItem("Breakdown", breakdown),
 		container.NewTabItem("Failing steps", failing))
@@ -325,7 +335,9 @@ func (s *explorerScoring) modeName() string {
 	return "official"
 }
 
-// score runs the scoring off the UI goroutine with a progress dialog.
+// score runs the scoring off the UI goroutine with a progress dialog, then says under the
+// Score button what came of it (the numbers and the run they are saved as, or why there are
+// none), shows the result and selects its run in the saved runs.
 func (s *explorerScoring) score() *workspace.Task {
 	if s.path == "" || s.split.Selected == "" {
 		s.details.SetText("Choose a prediction file and a split first.")
@@ -338,23 +350,83 @@ func (s *explorerScoring) score() *workspace.Task {
 	var fails []odyssey.Failure
 	var notes []string
 	var scoreErr error
+	var run scoredRun
+	s.setOutcome(fmt.Sprintf("Scoring %s against %s…", filepath.Base(path), split), widget.MediumImportance)
 	return s.x.runJob("Score "+filepath.Base(path), func(ctx context.Context, report func(float64, string)) (string, error) {
 		report(-1, fmt.Sprintf("Scoring against %s…", split))
+		before, err := st.SavedOdysseyRuns(ctx)
+		if err != nil {
+			return "", err
+		}
 		res, groups, fails, notes, scoreErr = st.ScorePredictionsFile(ctx, path, split, mode, level, metric)
 		var abort *odyssey.AbortError
 		if scoreErr != nil && !errors.As(scoreErr, &abort) {
 			return "", scoreErr
+		}
+		if scoreErr == nil {
+			after, err := st.SavedOdysseyRuns(ctx)
+			if err != nil {
+				return "", err
+			}
+			run = findScoredRun(before, after, path, split, mode, level, res.Branch)
 		}
 		return "", nil // the tab shows the result
 	}, func(_ string, err error) {
 		if err != nil {
 			s.headline.SetText("")
 			s.details.SetText("Cannot score: " + err.Error())
+			s.setOutcome("Cannot score: "+err.Error(), widget.DangerImportance)
 			return
 		}
 		s.show(res, groups, fails, notes, scoreErr, split, mode)
-		s.refreshRuns(true)
+		var abort *odyssey.AbortError
+		switch {
+		case errors.As(scoreErr, &abort):
+			s.setOutcome("The official evaluation aborts on this file: no numbers, no run saved (see below). Lenient mode scores it.", widget.WarningImportance)
+		case run.ID != 0 && run.added:
+			s.setOutcome(fmt.Sprintf("Scored: AMS %s · SR %s. Saved as run #%d (selected below).", res.Info.AMS, res.Info.SR, run.ID), widget.SuccessImportance)
+		case run.ID != 0:
+			s.setOutcome(fmt.Sprintf("Scored: AMS %s · SR %s, the same as saved run #%d: this file was scored with these settings before (selected below).",
+				res.Info.AMS, res.Info.SR, run.ID), widget.SuccessImportance)
+		default:
+			s.setOutcome(fmt.Sprintf("Scored: AMS %s · SR %s.", res.Info.AMS, res.Info.SR), widget.SuccessImportance)
+		}
+		s.refreshRunsSelecting(run.ID)
 	})
+}
+
+// setOutcome says under the Score button what the last scoring came to.
+func (s *explorerScoring) setOutcome(text string, imp widget.Importance) {
+	s.outcome.Importance = imp
+	s.outcome.SetText(text)
+	s.outcome.Show()
+}
+
+// scoredRun is the saved run a scoring went to: added by it, or saved before (scoring the same
+// file with the same split, mode and level again returns the run saved the first time).
+type scoredRun struct {
+	ID    int64
+	added bool
+}
+
+// findScoredRun finds the run a scoring saved from the runs listed before and after it: the
+// one that is new, or else the run saved before from the same file with the same settings.
+func findScoredRun(before, after []odyssey.SavedRun, path, split, mode, level string, branch odyssey.Branch) scoredRun {
+	known := map[int64]bool{}
+	for _, r := range before {
+		known[r.ID] = true
+	}
+	for _, r := range after {
+		if !known[r.ID] {
+			return scoredRun{ID: r.ID, added: true}
+		}
+	}
+	for _, r := range after { // newest first
+		if r.PredictionsPath == path && r.Split == split && r.Mode == mode && r.Level == level && r.Branch == branch {
+			return scoredRun{ID: r.ID}
+		}
+	}
+	return scoredRun{}
 }
 
 // show puts a scored prediction set on the tab.

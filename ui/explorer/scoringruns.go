@@ -27,8 +27,14 @@ func runLabel(r odyssey.SavedRun) string {
 }
 
 // refreshRuns lists the saved runs, newest first, keeping the one selected (or selecting the
-// newest: the run just scored).
-func (s *explorerScoring) refreshRuns(newest bool) {
+// newest).
+func (s *explorerScoring) refreshRuns(newest bool) { s.listRuns(newest, 0) }
+
+// refreshRunsSelecting lists the saved runs and selects the one with this id (the run just
+// scored; 0: the newest).
+func (s *explorerScoring) refreshRunsSelecting(id int64) { s.listRuns(true, id) }
+
+func (s *explorerScoring) listRuns(newest bool, id int64) {
 	st := s.x.st
 	var runs []odyssey.SavedRun
 	var err error
@@ -46,8 +52,8 @@ func (s *explorerScoring) refreshRuns(newest bool) {
 			s.runSel.Options = append(s.runSel.Options, runLabel(r))
 		}
 		s.runSel.ClearSelected()
-		for _, o := range s.runSel.Options {
-			if o == cur && !newest {
+		for i, o := range s.runSel.Options {
+			if o == cur && !newest || id != 0 && runs[i].ID == id {
 				s.runSel.SetSelected(o)
 			}
 		}

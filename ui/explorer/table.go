@@ -35,13 +35,13 @@ var explorerColumns = []explorerColumn{
 	{widgets.Column{Title: "ID", Min: 56}, episode.SortID, true},
 	{widgets.Column{Title: "Source", Min: 80, Optional: true}, episode.SortSource, true},
 	{widgets.Column{Title: "Episode", Min: 110, Weight: 1, Optional: true}, episode.SortEpisode, true},
-	{widgets.Column{Title: "Task", Min: 180, Weight: 4}, episode.SortTask, true},
+	{widgets.Column{Title: "Task", Min: 150, Weight: 4}, episode.SortTask, true},
 	{widgets.Column{Title: "Category", Min: 110, Weight: 1, Optional: true}, 0, false},
 	{widgets.Column{Title: "Meta-task", Min: 160, Weight: 2, Optional: true}, 0, false},
 	{widgets.Column{Title: "Device", Min: 100, Optional: true}, 0, false},
 	{widgets.Column{Title: "Apps", Min: 110, Weight: 1, Optional: true}, 0, false},
 	{widgets.Column{Title: "Steps", Min: 64}, episode.SortSteps, true},
-	{widgets.Column{Title: "Reward", Min: 72}, episode.SortReward, true},
+	{widgets.Column{Title: "Reward", Min: 72, Optional: true}, episode.SortReward, true},
 	{widgets.Column{Title: "Stored", Min: 130, Optional: true}, episode.SortCreated, true},
 }
 
@@ -103,8 +103,11 @@ func (x *Workspace) buildTable() {
 		}
 	}
 	x.columns = widgets.NewColumns(columnsOf(explorerColumns), x.table)
+	x.selected = -1
+	x.table.OnUnselected = func(widget.TableCellID) { x.selected = -1 }
 	x.table.OnSelected = func(id widget.TableCellID) {
-		if r, ok := x.row(id.Row); ok {
+		x.selected = id.Row
+		if r, ok := x.row(id.Row); ok && !x.detail.showing(r.ID) {
 			x.detail.open(r)
 		}
 	}
@@ -302,6 +305,38 @@ func (x *Workspace) loadPage(page int) {
 	returned = true
 }
 
+// followSelection keeps the detail pane on the listing after the listing changed (a filter
+// cleared or changed, a new sort): the episode on show stays, selected, where the new listing
+// still has it, and the pane empties where it does not: it never shows an episode the listing
+// does not.
+func (x *Workspace) followSelection() {
+	id := x.detail.row.ID
+	if id == 0 {
+		return
+	}
+	gen, st, f, srt, listing := x.gen, x.st, x.filter, x.sort, x.listing
+	var ids []int64
+	var err error
+	workspace.Run(x.host, nil, func(context.Context) {
+		ids, err = listing.get(st, f, srt)
+	}, func() {
+		if gen != x.gen || x.detail.row.ID != id {
+			return // the listing or the selection changed meanwhile
+		}
+		if err == nil {
+			for i, got := range ids {
+				if got == id {
+					cell := widget.TableCellID{Row: i, Col: 0}
+					x.table.Select(cell) // (scrolled to) the pane shows it already: not read again
+					x.table.Refresh()    // the rows scrolled to are drawn
+					return
+				}
+			}
+		}
+		x.detail.clear()
+	})
+}
+
 // fitIDs widens the ID column when a page holds ids longer than it shows (a store of 200,000
 // episodes has six-digit ids; the column starts sized for five).
 func (x *Workspace) fitIDs(rows []episode.Row) {
@@ -372,6 +407,7 @@ func (x *Workspace) reload() {
 		x.table.UnselectAll()
 		x.table.ScrollToTop()
 		x.table.Refresh()
+		x.followSelection()
 		if x.stats != nil && x.tabs != nil && x.tabs.SelectedIndex() == 1 {
 			x.stats.refreshIfStale()
 		}

@@ -2,10 +2,12 @@ package explorer
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -59,8 +61,12 @@ type Workspace struct {
 	minSteps *widget.Entry
 	maxSteps *widget.Entry
 	status   *widget.Label
-	table    *widget.Table
-	columns  *widgets.Columns
+	// filterBtn folds the filter choices (filterPanel) out and in
+	filterBtn   *widget.Button
+	filterPanel *fyne.Container
+	table       *widget.Table
+	selected    int // the table's selected row (-1: none)
+	columns     *widgets.Columns
 	// sampleBtn offers the sample data while the store holds no episode
 	sampleBtn *widget.Button
 	tabs      *container.AppTabs
@@ -159,20 +165,24 @@ func (x *Workspace) content() fyne.CanvasObject {
 	importB := widget.NewButtonWithIcon("Import dataset…", theme.DownloadIcon(), x.importDialog)
 	exportB := widget.NewButtonWithIcon("Export…", theme.UploadIcon(), x.exportDialog)
 	clear := widget.NewButtonWithIcon("Clear filters", theme.ContentClearIcon(), func() { x.setFilter(episode.Filter{}) })
-	row1 := container.NewBorder(nil, nil, nil, clear, x.search)
+	// The listing is a column of its own: the search line, the filters (folded away until asked
+	// for: open, they take the listing's height, never the frame's), the table and its status.
+	// The selected episode takes the rest of the width and the whole height.
+	x.filterBtn = widget.NewButtonWithIcon("Filters", theme.MenuDropDownIcon(), x.toggleFilters)
+	searchLine := container.NewBorder(nil, nil, nil, x.filterBtn, x.search)
 	steps := container.NewHBox(widget.NewLabel("Steps"), widgets.Sized(x.minSteps, 64), widget.NewLabel("to"), widgets.Sized(x.maxSteps, 64))
 	sel := func(s *widget.Select) fyne.CanvasObject { return widgets.Sized(s, 136) }
-	// the filters and actions wrap onto as many rows as the width needs
-	row2 := widgets.NewFlow(sel(x.source), sel(x.split), sel(x.facets[episode.FacetCategory]),
+	x.filterPanel = widgets.NewFlow(sel(x.source), sel(x.split), sel(x.facets[episode.FacetCategory]),
 		sel(x.facets[episode.FacetApp]), sel(x.facets[episode.FacetDevice]), sel(x.facets[episode.FacetAction]),
-		widgets.Sized(x.facets[episode.FacetMetaTask], metaTaskWidth),
-		steps, importB, exportB, x.columns.Chooser(x.host.Window))
-	top := container.NewVBox(row1, row2)
-
-	split := container.NewHSplit(container.NewBorder(nil, container.NewBorder(nil, nil, nil, x.sampleBtn, x.status), nil, nil,
-		x.columns.Fit()), x.detail.content)
-	split.Offset = 0.58
-	episodes := container.NewBorder(top, nil, nil, nil, split)
+		widgets.Sized(x.facets[episode.FacetMetaTask], metaTaskWidth), steps, clear)
+	x.filterPanel.Hide()
+	x.refreshFilterButton()
+	// the status wraps at the listing's width (the empty store's explanation is long)
+	status := container.NewVBox(x.status, container.NewHBox(x.sampleBtn, layout.NewSpacer(), x.columns.Chooser(x.host.Window)))
+	listing := container.NewBorder(container.NewVBox(searchLine, x.filterPanel), status, nil, nil, x.columns.Fit())
+	split := container.NewHSplit(listing, x.detail.content)
+	split.Offset = 0.38
+	episodes := split
 
 	x.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Episodes", theme.ListIcon(), episodes),
@@ -195,7 +205,67 @@ func (x *Workspace) content() fyne.CanvasObject {
 	if i := fyne.CurrentApp().Preferences().IntWithFallback(prefExplorerTab, 0); i > 0 && i < len(x.tabs.Items) {
 		x.tabs.SelectIndex(i)
 	}
-	return x.tabs
+	// the dataset's import and export sit in the tab bar's empty end, not in a toolbar of
+	// their own above the content
+	return container.New(&tabBarActions{}, x.tabs, container.NewHBox(importB, exportB))
+}
+
+// toggleFilters shows or folds away the filter choices.
+func (x *Workspace) toggleFilters() {
+	if x.filterPanel.Visible() {
+		x.filterPanel.Hide()
+	} else {
+		x.filterPanel.Show()
+	}
+	x.refreshFilterButton()
+}
+
+// refreshFilterButton says on the Filters button how many filters apply besides the search,
+// and whether the choices are open.
+func (x *Workspace) refreshFilterButton() {
+	if x.filterBtn == nil {
+		return
+	}
+	f := x.filter
+	n := 0
+	for _, on := range []bool{f.Source != "", f.Split != "", f.MinSteps > 0 || f.MaxSteps > 0} {
+		if on {
+			n++
+		}
+	}
+	for _, vs := range f.Facets {
+		if len(vs) > 0 {
+			n++
+		}
+	}
+	text := "Filters"
+	if n > 0 {
+		text = fmt.Sprintf("Filters (%d)", n)
+	}
+	icon := theme.MenuDropDownIcon()
+	if x.filterPanel != nil && x.filterPanel.Visible() {
+		icon = theme.MenuDropUpIcon()
+	}
+	x.filterBtn.SetText(text)
+	x.filterBtn.SetIcon(icon)
+}
+
+// tabBarActions lays out the tabs over the whole area and a row of actions at the right end of
+// the tab bar, which the tabs leave empty.
+type tabBarActions struct{}
+
+func (tabBarActions) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	tabs, actions := objs[0], objs[1]
+	tabs.Move(fyne.NewPos(0, 0))
+	tabs.Resize(size)
+	m := actions.MinSize()
+	actions.Move(fyne.NewPos(size.Width-m.Width, 0))
+	actions.Resize(m)
+}
+
+func (tabBarActions) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	t, a := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(max(t.Width, a.Width), max(t.Height, a.Height))
 }
 
 // storeChanged re-reads everything after an import or a new split.

@@ -75,7 +75,7 @@ type Workspace struct {
 	bottomPanel *widgets.Panel
 	overlay     *fyne.Container
 	camera      *widget.RadioGroup
-	more        *widget.Button
+	more        *widgets.TipButton
 	bars        *fyne.Container // the play controls or the replay's, one line
 	side        *fyne.Container // sidePlay, or sideReplay while replaying
 	sidePlay    fyne.CanvasObject
@@ -236,7 +236,7 @@ func (g *Workspace) build() {
 	g.camera.SetSelected("Orbit")
 	replayBtn := widget.NewButtonWithIcon("Replay…", theme.MediaPlayIcon(), g.chooseReplay)
 	agentBtn := widget.NewButtonWithIcon("Run agent…", theme.ComputerIcon(), g.chooseAgent)
-	g.more = widget.NewButtonWithIcon("", theme.MoreHorizontalIcon(), nil)
+	g.more = widgets.NewTipButton("More: IGLU dataset, save, action space, target ghost, recording, environment", theme.MoreHorizontalIcon(), nil)
 	g.more.OnTapped = g.showMore
 	g.playBar = container.NewHBox(widget.NewLabel("Task"), widgets.Sized(g.taskSelect, 170), reset, g.camera,
 		replayBtn, agentBtn, g.more)

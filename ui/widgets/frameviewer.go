@@ -75,6 +75,9 @@ type FrameViewer struct {
 	hierarchy *widget.Entry
 	noHier    *widget.Label
 	frame     fyne.CanvasObject
+	controls  fyne.CanvasObject // the step buttons, speed and position
+	bottom    *fyne.Container   // timeline, controls and (unless set apart) the captions
+	captions  *fyne.Container   // the step's action, reward and instruction
 	split     *container.Split
 	body      *fyne.Container // the frame alone, or beside the view hierarchy
 	xmlCache  map[int]string  // indented view hierarchies by step
@@ -111,7 +114,7 @@ func NewFrameViewer() *FrameViewer {
 	v.noHier = widget.NewLabel("No view hierarchy recorded for this step.")
 	v.noHier.Wrapping = fyne.TextWrapWord
 	v.noHier.Hide()
-	controls := NewFlow(container.NewHBox(
+	v.controls = NewFlow(container.NewHBox(
 		NewTipButton("First step (Home)", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
 		NewTipButton("Previous step (Left)", theme.NavigateBackIcon(), func() { v.Seek(v.index - 1) }),
 		v.playBtn,
@@ -122,14 +125,36 @@ func NewFrameViewer() *FrameViewer {
 	v.split = container.NewHSplit(container.NewStack(), container.NewStack(v.hierarchy, container.NewVBox(v.noHier)))
 	v.split.Offset = 0.6
 	v.body = container.NewStack(v.frame)
-	bottom := container.NewVBox(v.timeline, controls, v.info, v.instr)
-	v.content = container.NewBorder(nil, bottom, nil, nil, v.body)
+	v.captions = container.NewVBox(v.info, v.instr)
+	v.bottom = container.NewVBox(v.timeline, v.controls, v.captions)
+	v.content = container.NewBorder(nil, v.bottom, nil, nil, v.body)
 	v.ExtendBaseWidget(v)
 	return v
 }
 
-// SetEpisode shows e from its first step, decoding frames with load (nil: LoadStepFrame).
+// FrameArea is the area the frame is drawn in (with the action over it).
+func (v *FrameViewer) FrameArea() fyne.CanvasObject { return v.frame }
+
+// StepControls are the controls that step through the episode: first, previous, play, next,
+// last, the speed and the position.
+func (v *FrameViewer) StepControls() fyne.CanvasObject { return v.controls }
+
+// SetCaptionsApart takes the step's captions (its action and reward, its instruction) out from
+// under the frame and returns them, for the caller to place beside the frame: on a short
+// window every line under the frame is a line less of the frame.
+func (v *FrameViewer) SetCaptionsApart() fyne.CanvasObject {
+	v.info.Wrapping = fyne.TextWrapWord // in a column: a long action wraps instead of widening it
+	v.bottom.Objects = []fyne.CanvasObject{v.timeline, v.controls}
+	v.bottom.Refresh()
+	return v.captions
+}
+
+// SetEpisode shows e from its first step, decoding frames with load (nil: LoadStepFrame); an
+// episode without steps (or nil) empties the viewer.
 func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
+	if e == nil {
+		e = &episode.Episode{}
+	}
 	v.Pause()
 	if load == nil {
 		load = LoadStepFrame
@@ -156,6 +181,20 @@ func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
 		v.body.Objects = []fyne.CanvasObject{v.frame}
 	}
 	v.body.Refresh()
+	if len(e.Steps) == 0 { // nothing to step through: no controls either
+		v.bottom.Hide()
+		v.content.Refresh()
+		v.setImage(nil)
+		v.info.SetText("")
+		v.instr.SetText("")
+		v.position.SetText("")
+		v.layoutMarks()
+		return
+	}
+	if !v.bottom.Visible() {
+		v.bottom.Show()
+		v.content.Refresh()
+	}
 	v.Seek(0)
 }
 
