@@ -107,20 +107,18 @@ func TestTemplatesOpenExamplesShowsSlotsAndHighlighting(t *testing.T) {
 	if last := mods[len(mods)-1]; last != "lower'" {
 		t.Fatalf("each-modifier segment %q", last)
 	}
-	// The mirror colours them: row 2 is `id: "cart_<lower,url_title:product>"`.
-	row := ed.mirror.Rows[1]
-	if gridText(ed.mirror.Rows)[1] != `id: "cart_<lower,url_title:product>"` {
-		t.Fatalf("mirror row 2 %q", gridText(ed.mirror.Rows)[1])
+	// The editor colours them: row 2 is `id: "cart_<lower,url_title:product>"`.
+	if got := ed.code.under.lines()[1]; got != `id: "cart_<lower,url_title:product>"` {
+		t.Fatalf("editor row 2 %q", got)
 	}
-	color := func(col int) any {
-		if row.Cells[col].Style == nil {
-			return nil
-		}
-		return row.Cells[col].Style.TextColor()
+	color := func(col int) fyne.ThemeColorName { return ed.code.under.colorAt(1, col) }
+	if color(0) != "" || color(11) != theme.ColorNameSuccess || color(28) != theme.ColorNamePrimary ||
+		color(10) != theme.ColorNamePlaceHolder {
+		t.Fatalf("editor colours: plain %v, modifier %v, identifier %v, bracket %v", color(0), color(11), color(28), color(10))
 	}
-	if color(0) != nil || color(11) != theme.Color(theme.ColorNameSuccess) || color(28) != theme.Color(theme.ColorNamePrimary) ||
-		color(10) != theme.Color(theme.ColorNamePlaceHolder) || color(11) == color(28) {
-		t.Fatalf("mirror colours: plain %v, modifier %v, identifier %v, bracket %v", color(0), color(11), color(28), color(10))
+	// The text is shown once: the editable entry, its line numbers beside it.
+	if ed.code.gutter.n != len(strings.Split(ed.entry.Text, "\n")) {
+		t.Fatalf("gutter numbers %d lines", ed.code.gutter.n)
 	}
 	if len(ed.diags) != 0 {
 		t.Fatalf("diagnostics on an example: %v", ed.diags)
@@ -160,8 +158,17 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	if got := diagLine(ed.diags[0]); !strings.HasPrefix(got, "3:9: unknown modifier") {
 		t.Fatalf("diagnostic %q", got)
 	}
-	if ed.mirror.Rows[2].Style == nil || ed.mirror.Rows[3].Style != nil {
-		t.Fatal("error line not marked in the mirror")
+	// The editor marks line 3: a mark in the gutter, the line tinted, the slot underlined.
+	if ed.code.gutter.marks[2] != theme.ColorNameError || len(ed.code.gutter.marks) != 1 ||
+		ed.code.under.rows[2].tint != theme.ColorNameError || ed.code.under.rows[3].tint != "" {
+		t.Fatalf("error line not marked: gutter %v", ed.code.gutter.marks)
+	}
+	underlined := false
+	for _, sp := range ed.code.under.rows[2].spans {
+		underlined = underlined || sp.underline && sp.start == 8
+	}
+	if !underlined {
+		t.Fatalf("the bad slot is not underlined: %+v", ed.code.under.rows[2].spans)
 	}
 	if !strings.Contains(ws.pv.errLbl.Text, "templates/cart.textproto.template:3:9: unknown modifier") {
 		t.Fatalf("preview error %q", ws.pv.errLbl.Text)
