@@ -67,7 +67,7 @@ func (e *codeEditor) cursorRect() (fyne.Position, fyne.Size) {
 	x := pad
 	if row := e.entry.CursorRow; row >= 0 && row < len(lines) {
 		r := []rune(lines[row])
-		x += fyne.MeasureText(string(r[:min(max(e.entry.CursorColumn, 0), len(r))]), textSize, codeStyle).Width
+		x += codeWidth(string(r[:min(max(e.entry.CursorColumn, 0), len(r))]), textSize)
 	}
 	return fyne.NewPos(x, pad+float32(e.entry.CursorRow)*rowH), fyne.NewSize(fyne.MeasureText("M", textSize, codeStyle).Width, rowH)
 }
@@ -234,7 +234,7 @@ func (r *codeGutterRenderer) build() {
 		num := strconv.Itoa(i + 1)
 		txt := canvas.NewText(num, th.Color(name, v))
 		txt.TextSize, txt.TextStyle = textSize, codeStyle
-		w := fyne.MeasureText(num, textSize, codeStyle).Width
+		w := codeWidth(num, textSize)
 		txt.Move(fyne.NewPos(numRight-w, y))
 		txt.Resize(fyne.NewSize(w, rowH))
 		objs = append(objs, txt)

@@ -33,6 +33,18 @@ type codeRow struct {
 
 var codeStyle = fyne.TextStyle{Monospace: true}
 
+// codeWidth is the width of s in monospace text: its length in characters for plain ASCII
+// (every character of a monospace font is as wide as any other; shaping each prefix of each
+// row in view would cost more than drawing them), measured otherwise (tabs, other scripts).
+func codeWidth(s string, textSize float32) float32 {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' {
+			return fyne.MeasureText(s, textSize, codeStyle).Width
+		}
+	}
+	return float32(len(s)) * fyne.MeasureText("M", textSize, codeStyle).Width
+}
+
 // codeMetrics are the sizes rows are laid out with: the theme's text size, inner padding and
 // the height of one row of monospace text.
 func codeMetrics(th fyne.Theme, v fyne.ThemeVariant) (textSize, pad, rowH float32) {
@@ -93,7 +105,7 @@ func (t *codeText) MinSize() fyne.Size {
 	textSize, pad, rowH := codeMetrics(t.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
 	w := float32(0)
 	for _, r := range t.rows {
-		w = max(w, fyne.MeasureText(r.text, textSize, codeStyle).Width)
+		w = max(w, codeWidth(r.text, textSize))
 	}
 	return fyne.NewSize(w+2*pad, float32(len(t.rows))*rowH+2*pad)
 }
@@ -164,8 +176,8 @@ func appendRowText(objs []fyne.CanvasObject, row codeRow, th fyne.Theme, v fyne.
 			if s := strings.TrimRight(row.text[start:stop], "\r"); s != "" {
 				txt := canvas.NewText(s, c)
 				txt.TextSize, txt.TextStyle = textSize, codeStyle
-				txt.Move(fyne.NewPos(pad+fyne.MeasureText(row.text[:start], textSize, codeStyle).Width, y))
-				txt.Resize(fyne.NewSize(fyne.MeasureText(s, textSize, codeStyle).Width, rowH))
+				txt.Move(fyne.NewPos(pad+codeWidth(row.text[:start], textSize), y))
+				txt.Resize(fyne.NewSize(codeWidth(s, textSize), rowH))
 				objs = append(objs, txt)
 			}
 			start = stop + 1
@@ -194,8 +206,8 @@ func appendRowText(objs []fyne.CanvasObject, row codeRow, th fyne.Theme, v fyne.
 // underlineRange marks the bytes [start, end) of a row with a line under them (one character
 // wide at least, so a problem at the end of a line shows).
 func underlineRange(objs []fyne.CanvasObject, text string, start, end int, c color.Color, textSize, pad, y, rowH float32) []fyne.CanvasObject {
-	x0 := pad + fyne.MeasureText(text[:start], textSize, codeStyle).Width
-	x1 := pad + fyne.MeasureText(text[:end], textSize, codeStyle).Width
+	x0 := pad + codeWidth(text[:start], textSize)
+	x1 := pad + codeWidth(text[:end], textSize)
 	if x1-x0 < 2 {
 		x1 = x0 + fyne.MeasureText("M", textSize, codeStyle).Width
 	}

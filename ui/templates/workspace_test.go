@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/engine/samples"
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
@@ -42,18 +43,6 @@ func (w *Workspace) file(t testing.TB, rel string) *tplFile {
 		t.Fatalf("no file %s in the workspace", rel)
 	}
 	return f
-}
-
-func gridText(rows []widget.TextGridRow) []string {
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		var b strings.Builder
-		for _, c := range r.Cells {
-			b.WriteRune(c.Rune)
-		}
-		out[i] = b.String()
-	}
-	return out
 }
 
 func TestTemplatesOpenExamplesShowsSlotsAndHighlighting(t *testing.T) {
@@ -132,7 +121,7 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	}
 	before := ws.pv.last.text
 	if !strings.Contains(before, `"Type the query into the Shop app\'s search box and submit it.\nAdd 2 × Over-Ear`) ||
-		ws.pv.last.err != nil || len(ws.pv.grid.Rows) < 50 {
+		ws.pv.last.err != nil || len(ws.pv.text.rows) < 50 {
 		t.Fatalf("first preview (%v):\n%s", ws.pv.last.err, before)
 	}
 	ed := ws.ed
@@ -390,12 +379,12 @@ func TestTemplatesPreviewDiffAgainstSavedOutput(t *testing.T) {
 	if p.last.added != 1 || p.last.removed != 1 || !strings.Contains(p.status.Text, "+1 −1") {
 		t.Fatalf("diff +%d -%d, status %q", p.last.added, p.last.removed, p.status.Text)
 	}
-	rows := gridText(p.grid.Rows)
+	rows := p.text.lines()
 	var changed []string
 	for i, r := range rows {
 		if r[0] != ' ' {
 			changed = append(changed, r)
-			if p.grid.Rows[i].Style == nil {
+			if p.text.rows[i].tint == "" {
 				t.Errorf("changed row %q not coloured", r)
 			}
 		}
@@ -570,5 +559,29 @@ func TestTemplatesFitsALaptop(t *testing.T) {
 	for _, rel := range []string{"templates/cart.textproto.template", "tasks/search-headphones.conf", "tasks/buy_headphones.task"} {
 		ws.selectFile(ws.file(t, rel))
 		uitest.Fits(t, "Templates with "+rel, ws.Content())
+	}
+}
+
+// BenchmarkOpenFolderToPreview measures opening the sample template folder up to its preview
+// on show (the folder read, the views built, the first template in the editor, the first
+// task instantiated and diffed), with background work run at once: what the UI goroutine
+// spends before a person sees the preview.
+func BenchmarkOpenFolderToPreview(b *testing.B) {
+	test.NewTempApp(b)
+	set, err := samples.Write(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := uitest.NewHost(b, uitest.Laptop.Width, uitest.Laptop.Height)
+	ws := New(h, nil)
+	ws.logf = func(string, ...any) {}
+	h.Put(ws)
+	for b.Loop() {
+		if err := ws.openFolder(set.Templates); err != nil {
+			b.Fatal(err)
+		}
+		if ws.pv.last.text == "" || !ws.pv.last.diffed {
+			b.Fatal("no preview")
+		}
 	}
 }
