@@ -585,3 +585,50 @@ func BenchmarkOpenFolderToPreview(b *testing.B) {
 		}
 	}
 }
+
+// TestTemplatesPreviewShowsAtOnceWithSpinner: opening a folder shows the instantiated task at
+// once, and the spinner while its diff against the saved output is computed in the
+// background; a folder too large to instantiate at once shows the spinner until it is.
+func TestTemplatesPreviewShowsAtOnceWithSpinner(t *testing.T) {
+	test.NewTempApp(t)
+	set, err := samples.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := uitest.NewHost(t, uitest.Laptop.Width, uitest.Laptop.Height)
+	ws := New(h, nil)
+	ws.logf = func(string, ...any) {}
+	h.Put(ws)
+	var held []func()
+	h.Run = func(f func()) { held = append(held, f) }
+	runHeld := func() {
+		for len(held) > 0 {
+			f := held[0]
+			held = held[1:]
+			f()
+		}
+	}
+	if err := ws.openFolder(set.Templates); err != nil {
+		t.Fatal(err)
+	}
+	p := ws.pv
+	if len(p.text.rows) < 50 || p.last.diffed || !p.busy.Visible() || !strings.Contains(p.status.Text, "comparing with") {
+		t.Fatalf("while the diff is held: %d rows, diffed %v, spinner %v, status %q", len(p.text.rows), p.last.diffed, p.busy.Visible(), p.status.Text)
+	}
+	runHeld()
+	if !p.last.diffed || p.busy.Visible() || !strings.Contains(p.status.Text, "not saved yet") {
+		t.Fatalf("after the diff: diffed %v, spinner %v, status %q", p.last.diffed, p.busy.Visible(), p.status.Text)
+	}
+
+	// A large folder: the instantiation itself runs in the background.
+	ws.addFile("templates/zz_large.textproto.template", kindTemplate, strings.Repeat("# padding\n", quickPreviewBytes/10+1))
+	p.text.setRows(nil)
+	ws.previewNow()
+	if len(p.text.rows) != 0 || !p.busy.Visible() {
+		t.Fatalf("large folder: %d rows shown before the background step, spinner %v", len(p.text.rows), p.busy.Visible())
+	}
+	runHeld()
+	if len(p.text.rows) < 50 || p.busy.Visible() {
+		t.Fatalf("large folder after the background steps: %d rows, spinner %v", len(p.text.rows), p.busy.Visible())
+	}
+}
