@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -630,5 +631,63 @@ func TestTemplatesPreviewShowsAtOnceWithSpinner(t *testing.T) {
 	runHeld()
 	if len(p.text.rows) < 50 || p.busy.Visible() {
 		t.Fatalf("large folder after the background steps: %d rows, spinner %v", len(p.text.rows), p.busy.Visible())
+	}
+}
+
+// TestTemplatesProblemGoesToItsPlace: choosing a problem far down a long template (in the
+// list, or by its mark in the gutter) puts the cursor on it, focuses the editor and scrolls
+// its line into view; the line numbers follow the text.
+func TestTemplatesProblemGoesToItsPlace(t *testing.T) {
+	_, w, ws, _, _ := openTemplateExamples(t)
+	w.Resize(uitest.Laptop)
+	f, err := ws.newTemplate("long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed := ws.ed
+	if ed == nil || ed.file != f {
+		t.Fatal("the new template is not in the editor")
+	}
+	ed.entry.SetText(strings.Repeat("name: \"<name>\"\n", 99) + "id: \"<lowr:name>\"\n" + strings.Repeat("x: 1\n", 20))
+	if len(ed.diags) != 1 || ed.diags[0].Line != 100 || ed.code.gutter.marks[99] != theme.ColorNameError {
+		t.Fatalf("problems %v, marks %v", ed.diags, ed.code.gutter.marks)
+	}
+	sc := ed.code.scroll
+	if sc.Offset.Y != 0 || sc.Size().Height < 100 {
+		t.Fatalf("editor viewport %v at %v before the jump", sc.Size(), sc.Offset)
+	}
+	rowInView := func(row int) bool {
+		_, pad, rowH := codeMetrics(ed.code.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+		y := pad + float32(row)*rowH
+		return y >= sc.Offset.Y && y+rowH <= sc.Offset.Y+sc.Size().Height
+	}
+	if rowInView(99) {
+		t.Fatal("line 100 in view before the jump: the test shows nothing")
+	}
+	ed.diagList.Select(0)
+	if ed.entry.CursorRow != 99 || ed.entry.CursorColumn != ed.diags[0].Col-1 || ed.diags[0].Col != 7 {
+		t.Fatalf("cursor at %d:%d", ed.entry.CursorRow, ed.entry.CursorColumn)
+	}
+	if w.Canvas().Focused() != ed.entry {
+		t.Fatal("the editor is not focused after choosing the problem")
+	}
+	if !rowInView(99) {
+		t.Fatalf("line 100 not scrolled into view: offset %v, viewport %v", sc.Offset, sc.Size())
+	}
+	// the gutter numbers the rows in view
+	nums := uitest.Find(ed.code.gutter, func(o *canvas.Text) bool { return o.Text == "100" })
+	if nums == nil {
+		t.Fatal("the gutter does not number line 100 once it is in view")
+	}
+	// Back to the top by hand, then a tap on the mark in the gutter goes there again.
+	sc.ScrollToOffset(fyne.Position{})
+	ed.code.scrolled()
+	ed.entry.CursorRow = 0
+	_, pad, rowH := codeMetrics(ed.code.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	sc.ScrollToOffset(fyne.NewPos(0, pad+90*rowH))
+	ed.code.scrolled()
+	ed.code.gutter.Tapped(&fyne.PointEvent{Position: fyne.NewPos(2, pad+9.5*rowH)})
+	if ed.entry.CursorRow != 99 || ed.sideTabs.SelectedIndex() != 1 {
+		t.Fatalf("gutter tap: cursor row %d, tab %d", ed.entry.CursorRow, ed.sideTabs.SelectedIndex())
 	}
 }
