@@ -194,7 +194,7 @@ type previewPanel struct {
 	// settingOutput is set while the output entry follows the task chosen
 	settingOutput bool
 	last          previewResult
-	root          fyne.CanvasObject
+	root          *fyne.Container
 }
 
 func newPreviewPanel(w *Workspace) *previewPanel {
@@ -405,6 +405,15 @@ func (w *Workspace) startPreview(gen int) {
 // show draws a computed preview: the diff against the saved output, coloured.
 func (p *previewPanel) show(r previewResult) {
 	p.last = r
+	shown := p.errLbl.Visible() || p.warnLbl.Visible()
+	defer func() {
+		// the error and warning lines come and go above the preview: lay the panel out
+		// again, twice, since a wrapped line's height follows the width the first gives it
+		if shown || p.errLbl.Visible() || p.warnLbl.Visible() {
+			p.root.Refresh()
+			p.root.Refresh()
+		}
+	}()
 	setShown(p.errLbl, "")
 	setShown(p.warnLbl, "")
 	switch {
@@ -415,7 +424,7 @@ func (p *previewPanel) show(r previewResult) {
 		return
 	case r.err != nil:
 		setShown(p.errLbl, r.err.Error())
-		p.status.SetText("The task does not instantiate; the last good preview is kept below.")
+		p.status.SetText("The task does not instantiate (the error is above the preview); the last good preview is kept.")
 		p.save.Disable()
 		return
 	}
@@ -436,7 +445,7 @@ func (p *previewPanel) show(r previewResult) {
 				break
 			}
 		}
-		p.status.SetText(fmt.Sprintf("%s; +%d −%d against %s (first change at row %d below).",
+		p.status.SetText(fmt.Sprintf("%s; +%d −%d against %s (first change at row %d).",
 			widgets.Plural(len(splitLines(r.text)), "line"), r.added, r.removed, out, first))
 	}
 	if n := len(r.warnings); n > 0 {

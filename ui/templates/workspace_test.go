@@ -163,6 +163,10 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	if !strings.Contains(ws.pv.errLbl.Text, "templates/cart.textproto.template:3:9: unknown modifier") {
 		t.Fatalf("preview error %q", ws.pv.errLbl.Text)
 	}
+	// the error line pushes the preview down instead of lying over it
+	if el, body := ws.pv.errLbl, ws.pv.body; !el.Visible() || body.Position().Y < el.Position().Y+el.Size().Height {
+		t.Fatalf("the preview (at %v) lies under the error line (at %v, %v)", body.Position(), el.Position(), el.Size())
+	}
 	if !strings.Contains(uitest.Texts(w.Content()), "1 error") {
 		t.Fatal("summary does not count the error")
 	}
