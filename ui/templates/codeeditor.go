@@ -92,6 +92,10 @@ func (e *codeEditor) revealCursor() {
 		off.X = pos.X + margin.Width - view.Width
 	}
 	if off != e.scroll.Offset {
+		// the text may have grown since the scroll container was laid out (a new line): it
+		// takes its new size first, as its layout would give it, or the offset is clamped
+		c := e.scroll.Content
+		c.Resize(c.MinSize().Max(view))
 		e.scroll.ScrollToOffset(off)
 		e.scrolled()
 	}

@@ -695,3 +695,29 @@ func TestTemplatesProblemGoesToItsPlace(t *testing.T) {
 		t.Fatalf("gutter tap: cursor row %d, tab %d", ed.entry.CursorRow, ed.sideTabs.SelectedIndex())
 	}
 }
+
+// TestTemplatesTypingFollowsTheCursor: new lines typed at the end of a template that fills the
+// editor keep the cursor's line in view, and the line numbers count them.
+func TestTemplatesTypingFollowsTheCursor(t *testing.T) {
+	_, w, ws, _, _ := openTemplateExamples(t)
+	w.Resize(uitest.Laptop)
+	ed := ws.ed
+	ed.entry.SetText(strings.Repeat("x: 1\n", 40))
+	w.Canvas().Focus(ed.entry)
+	ed.entry.CursorRow, ed.entry.CursorColumn = 40, 0
+	ed.entry.Refresh()
+	sc := ed.code.scroll
+	_, pad, rowH := codeMetrics(ed.code.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	for i := 0; i < 10; i++ {
+		test.Type(ed.entry, "y: 2")
+		ed.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		row := ed.entry.CursorRow
+		y := pad + float32(row)*rowH
+		if y < sc.Offset.Y || y+rowH > sc.Offset.Y+sc.Size().Height+0.5 {
+			t.Fatalf("after %d new lines the cursor's line %d (at %.0f) is out of the view %.0f..%.0f", i+1, row+1, y, sc.Offset.Y, sc.Offset.Y+sc.Size().Height)
+		}
+	}
+	if ed.code.gutter.n != 51 {
+		t.Fatalf("the gutter counts %d lines", ed.code.gutter.n)
+	}
+}
