@@ -230,8 +230,8 @@ func newPreviewPanel(w *Workspace) *previewPanel {
 	busy := container.NewStack(fixedSize(p.busy.MinSize()), p.busy)
 	// which task, and where its output goes, on a line each above the instantiated task
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Preview of", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, p.task),
-		container.NewBorder(nil, nil, widget.NewLabel("Output"), container.NewHBox(busy, p.save), p.output),
+		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Preview of", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), busy, p.task),
+		container.NewBorder(nil, nil, widget.NewLabel("Output"), p.save, p.output),
 		p.errLbl, p.warnLbl)
 	p.body = p.scroll
 	p.root = container.NewBorder(top, p.status, nil, nil, p.body)
