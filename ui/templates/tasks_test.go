@@ -83,7 +83,7 @@ func TestTemplatesEditTaskInView(t *testing.T) {
 		}
 		h := uitest.NewHost(t, size.Width, size.Height)
 		ws := New(h, st)
-		ws.logf = func(string, ...any) {}
+		ws.logf = t.Logf
 		h.Put(ws)
 		if got := ws.TaskNames(); !slices.Equal(got, []string{"templates.edit"}) {
 			t.Fatalf("tasks %v", got)

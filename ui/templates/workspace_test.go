@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -28,6 +29,7 @@ func openTemplateExamples(t testing.TB) (*uitest.Host, fyne.Window, *Workspace, 
 	st := uitest.SeededStore(t)
 	h := uitest.NewHost(t, 1280, 800)
 	ws := New(h, st)
+	ws.logf = t.Logf
 	h.Put(ws)
 	ws.debounce = uitest.SyncRun
 	dir := t.TempDir()
@@ -602,7 +604,8 @@ func TestTemplatesPreviewShowsAtOnceWithSpinner(t *testing.T) {
 	}
 	h := uitest.NewHost(t, uitest.Laptop.Width, uitest.Laptop.Height)
 	ws := New(h, nil)
-	ws.logf = func(string, ...any) {}
+	var logged []string
+	ws.logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
 	h.Put(ws)
 	var held []func()
 	h.Run = func(f func()) { held = append(held, f) }
@@ -623,6 +626,10 @@ func TestTemplatesPreviewShowsAtOnceWithSpinner(t *testing.T) {
 	runHeld()
 	if !p.last.diffed || p.busy.Visible() || !strings.Contains(p.status.Text, "not saved yet") {
 		t.Fatalf("after the diff: diffed %v, spinner %v, status %q", p.last.diffed, p.busy.Visible(), p.status.Text)
+	}
+	// the app's log says how long the preview took to show (once per folder opened)
+	if len(logged) != 1 || !strings.Contains(logged[0], "preview of tasks/Sample_plan_soup.task shown after") {
+		t.Fatalf("logged %q", logged)
 	}
 
 	// A large folder: the instantiation itself runs in the background.
