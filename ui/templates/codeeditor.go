@@ -203,6 +203,9 @@ func (g *codeGutter) Tapped(ev *fyne.PointEvent) {
 	}
 }
 
+// Scrolled scrolls the text beside the gutter (the wheel over the line numbers).
+func (g *codeGutter) Scrolled(ev *fyne.ScrollEvent) { g.view.Scrolled(ev) }
+
 func (g *codeGutter) CreateRenderer() fyne.WidgetRenderer { return &codeGutterRenderer{g: g} }
 
 type codeGutterRenderer struct {

@@ -63,6 +63,8 @@ type codeText struct {
 	// widget takes the size it is given (under the editor's entry, which sizes the text).
 	sized bool
 	view  *container.Scroll
+	// width caches the widest row's width at a text size (0: not measured)
+	width, widthAt float32
 }
 
 func newCodeText(sized bool) *codeText {
@@ -72,7 +74,7 @@ func newCodeText(sized bool) *codeText {
 }
 
 func (t *codeText) setRows(rows []codeRow) {
-	t.rows = rows
+	t.rows, t.width = rows, 0
 	t.Refresh()
 }
 
@@ -103,11 +105,13 @@ func (t *codeText) MinSize() fyne.Size {
 		return fyne.Size{}
 	}
 	textSize, pad, rowH := codeMetrics(t.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
-	w := float32(0)
-	for _, r := range t.rows {
-		w = max(w, codeWidth(r.text, textSize))
+	if t.width == 0 || t.widthAt != textSize {
+		t.width, t.widthAt = 1, textSize
+		for _, r := range t.rows {
+			t.width = max(t.width, codeWidth(r.text, textSize))
+		}
 	}
-	return fyne.NewSize(w+2*pad, float32(len(t.rows))*rowH+2*pad)
+	return fyne.NewSize(t.width+2*pad, float32(len(t.rows))*rowH+2*pad)
 }
 
 func (t *codeText) CreateRenderer() fyne.WidgetRenderer {

@@ -172,7 +172,8 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 		}
 		e.diagList.Unselect(id)
 	}
-	// a tap on a marked line number goes to that line's first problem and shows the list
+	// a tap on a line number goes to that line: to its first problem when it has one (and
+	// the problems are shown), else to its start
 	e.code.gutter.OnTapped = func(row int) {
 		for _, d := range e.diags {
 			if d.Line == row+1 {
@@ -181,6 +182,7 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 				return
 			}
 		}
+		e.code.moveCursor(row, 0)
 	}
 	e.refresh()
 

@@ -701,6 +701,18 @@ func TestTemplatesProblemGoesToItsPlace(t *testing.T) {
 	if ed.entry.CursorRow != 99 || ed.sideTabs.SelectedIndex() != 1 {
 		t.Fatalf("gutter tap: cursor row %d, tab %d", ed.entry.CursorRow, ed.sideTabs.SelectedIndex())
 	}
+	// A tap on another line number goes to the start of that line.
+	want := int((2.5*rowH + sc.Offset.Y) / rowH)
+	ed.code.gutter.Tapped(&fyne.PointEvent{Position: fyne.NewPos(2, pad+2.5*rowH)})
+	if ed.entry.CursorRow != want || want == 99 || ed.entry.CursorColumn != 0 {
+		t.Fatalf("tap on a line number: cursor at %d:%d", ed.entry.CursorRow, ed.entry.CursorColumn)
+	}
+	// The wheel over the line numbers scrolls the text.
+	before := sc.Offset.Y
+	ed.code.gutter.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 5 * rowH}})
+	if sc.Offset.Y >= before {
+		t.Fatalf("the wheel over the gutter did not scroll: offset %v, was %v", sc.Offset.Y, before)
+	}
 }
 
 // TestTemplatesTypingFollowsTheCursor: new lines typed at the end of a template that fills the
