@@ -62,7 +62,7 @@ func (e *codeEditor) scrolled() {
 
 // cursorRect is where the cursor's character is, in the entry's coordinates.
 func (e *codeEditor) cursorRect() (fyne.Position, fyne.Size) {
-	textSize, pad, rowH := codeMetrics(e.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	textSize, pad, rowH := codeMetrics(e.Theme())
 	lines := strings.Split(e.entry.Text, "\n")
 	x := pad
 	if row := e.entry.CursorRow; row >= 0 && row < len(lines) {
@@ -127,7 +127,7 @@ func (r *codeEditorRenderer) Objects() []fyne.CanvasObject {
 }
 func (r *codeEditorRenderer) MinSize() fyne.Size {
 	// a few lines, however long the text: the scroll container shows the rest
-	_, pad, rowH := codeMetrics(r.e.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	_, pad, rowH := codeMetrics(r.e.Theme())
 	return fyne.NewSize(r.e.gutter.MinSize().Width+120, 4*rowH+2*pad)
 }
 func (r *codeEditorRenderer) Layout(size fyne.Size) {
@@ -184,10 +184,10 @@ func newCodeGutter(view *container.Scroll) *codeGutter {
 	return g
 }
 
-func (g *codeGutter) digits() int { return max(len(strconv.Itoa(g.n)), 2) }
+func (g *codeGutter) digits() int { return max(len(strconv.Itoa(g.n)), 3) }
 
 func (g *codeGutter) MinSize() fyne.Size {
-	textSize, pad, _ := codeMetrics(g.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	textSize, pad, _ := codeMetrics(g.Theme())
 	w := fyne.MeasureText(strings.Repeat("0", g.digits()), textSize, codeStyle).Width
 	return fyne.NewSize(w+pad+markWidth+pad/2, 0)
 }
@@ -196,7 +196,7 @@ func (g *codeGutter) MinSize() fyne.Size {
 const markWidth = 4
 
 func (g *codeGutter) Tapped(ev *fyne.PointEvent) {
-	_, pad, rowH := codeMetrics(g.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	_, pad, rowH := codeMetrics(g.Theme())
 	row := int((ev.Position.Y + g.view.Offset.Y - pad) / rowH)
 	if row >= 0 && row < g.n && g.OnTapped != nil {
 		g.OnTapped(row)
@@ -223,7 +223,7 @@ func (r *codeGutterRenderer) IsClip()                      {}
 func (r *codeGutterRenderer) build() {
 	g := r.g
 	th, v := g.Theme(), fyne.CurrentApp().Settings().ThemeVariant()
-	textSize, pad, rowH := codeMetrics(th, v)
+	textSize, pad, rowH := codeMetrics(th)
 	size := g.Size()
 	first, last := visibleRows(g.view, g.n, pad, rowH, size.Height)
 	objs := r.objects[:0]

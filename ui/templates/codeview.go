@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // Monospace text with coloured pieces, drawn row by row the way a multi-line widget.Entry
@@ -47,7 +49,7 @@ func codeWidth(s string, textSize float32) float32 {
 
 // codeMetrics are the sizes rows are laid out with: the theme's text size, inner padding and
 // the height of one row of monospace text.
-func codeMetrics(th fyne.Theme, v fyne.ThemeVariant) (textSize, pad, rowH float32) {
+func codeMetrics(th fyne.Theme) (textSize, pad, rowH float32) {
 	textSize = th.Size(theme.SizeNameText)
 	pad = th.Size(theme.SizeNameInnerPadding)
 	rowH = fyne.MeasureText("M", textSize, codeStyle).Height
@@ -78,7 +80,7 @@ func (t *codeText) setRows(rows []codeRow) {
 	t.Refresh()
 }
 
-// text is the rows' text, a line each (tests read it).
+// lines are the rows' text, a line each (tests read them).
 func (t *codeText) lines() []string {
 	out := make([]string, len(t.rows))
 	for i, r := range t.rows {
@@ -104,7 +106,7 @@ func (t *codeText) MinSize() fyne.Size {
 	if !t.sized {
 		return fyne.Size{}
 	}
-	textSize, pad, rowH := codeMetrics(t.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	textSize, pad, rowH := codeMetrics(t.Theme())
 	if t.width == 0 || t.widthAt != textSize {
 		t.width, t.widthAt = 1, textSize
 		for _, r := range t.rows {
@@ -146,7 +148,7 @@ func (r *codeTextRenderer) IsClip() {}
 func (r *codeTextRenderer) build() {
 	t := r.t
 	th, v := t.Theme(), fyne.CurrentApp().Settings().ThemeVariant()
-	textSize, pad, rowH := codeMetrics(th, v)
+	textSize, pad, rowH := codeMetrics(th)
 	size := t.Size()
 	first, last := visibleRows(t.view, len(t.rows), pad, rowH, size.Height)
 	objs := r.objects[:0]
@@ -154,7 +156,7 @@ func (r *codeTextRenderer) build() {
 		row := t.rows[i]
 		y := pad + float32(i)*rowH
 		if row.tint != "" {
-			bg := canvas.NewRectangle(tint(th.Color(row.tint, v), 0x38))
+			bg := canvas.NewRectangle(widgets.Tint(th.Color(row.tint, v), 0x38))
 			bg.Move(fyne.NewPos(0, y))
 			bg.Resize(fyne.NewSize(size.Width, rowH))
 			objs = append(objs, bg)
@@ -219,10 +221,4 @@ func underlineRange(objs []fyne.CanvasObject, text string, start, end int, c col
 	line.Move(fyne.NewPos(x0, y+rowH-2))
 	line.Resize(fyne.NewSize(x1-x0, 2))
 	return append(objs, line)
-}
-
-// tint is c at the given alpha.
-func tint(c color.Color, alpha uint8) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: alpha}
 }

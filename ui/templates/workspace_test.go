@@ -668,7 +668,7 @@ func TestTemplatesProblemGoesToItsPlace(t *testing.T) {
 		t.Fatalf("editor viewport %v at %v before the jump", sc.Size(), sc.Offset)
 	}
 	rowInView := func(row int) bool {
-		_, pad, rowH := codeMetrics(ed.code.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+		_, pad, rowH := codeMetrics(ed.code.Theme())
 		y := pad + float32(row)*rowH
 		return y >= sc.Offset.Y && y+rowH <= sc.Offset.Y+sc.Size().Height
 	}
@@ -694,7 +694,7 @@ func TestTemplatesProblemGoesToItsPlace(t *testing.T) {
 	sc.ScrollToOffset(fyne.Position{})
 	ed.code.scrolled()
 	ed.entry.CursorRow = 0
-	_, pad, rowH := codeMetrics(ed.code.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	_, pad, rowH := codeMetrics(ed.code.Theme())
 	sc.ScrollToOffset(fyne.NewPos(0, pad+90*rowH))
 	ed.code.scrolled()
 	ed.code.gutter.Tapped(&fyne.PointEvent{Position: fyne.NewPos(2, pad+9.5*rowH)})
@@ -726,7 +726,7 @@ func TestTemplatesTypingFollowsTheCursor(t *testing.T) {
 	ed.entry.CursorRow, ed.entry.CursorColumn = 40, 0
 	ed.entry.Refresh()
 	sc := ed.code.scroll
-	_, pad, rowH := codeMetrics(ed.code.Theme(), fyne.CurrentApp().Settings().ThemeVariant())
+	_, pad, rowH := codeMetrics(ed.code.Theme())
 	for i := 0; i < 10; i++ {
 		test.Type(ed.entry, "y: 2")
 		ed.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
