@@ -269,7 +269,7 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 	inner := container.NewHSplit(w.editorBox, w.pv.root)
 	inner.Offset = 0.56
 	split := container.NewHSplit(files, inner)
-	split.Offset = 0.16
+	split.Offset = 0.18
 
 	// one toolbar line: the folder (what is open and where), then what acts on its files;
 	// messages go to a status line under the work, as an editor's status bar
@@ -300,12 +300,17 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 	return container.NewBorder(toolbar, w.status, nil, nil, split)
 }
 
-// fileLabel names a file in the list: its base name in the templates and tasks folders, its
-// path elsewhere, with a dot when it has unsaved changes.
+// fileLabel names a file in the list: its base name in the templates and tasks folders (a
+// template's without .textproto.template), its path elsewhere, with a dot when it has unsaved
+// changes.
 func (w *Workspace) fileLabel(f *tplFile) string {
 	name := f.rel
 	if d := path.Dir(f.rel); d == w.templatesDir || d == w.tasksDir {
 		name = path.Base(f.rel)
+		if f.kind == kindTemplate {
+			// the icon says it is a template; the long suffix would hide the names' ends
+			name = strings.TrimSuffix(name, templateSuffix)
+		}
 	}
 	if f.dirty() {
 		return "● " + name

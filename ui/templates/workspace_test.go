@@ -137,7 +137,7 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	if !strings.Contains(ws.pv.last.text, `\nZZ Add 2 × Over-Ear`) {
 		t.Fatalf("preview did not follow the keystrokes:\n%s", ws.pv.last.text)
 	}
-	if !ed.file.dirty() || ws.fileLabel(ed.file) != "● cart.textproto.template" {
+	if !ed.file.dirty() || ws.fileLabel(ed.file) != "● cart" {
 		t.Fatal("edited template not marked unsaved")
 	}
 	// A bad slot: an unknown modifier on line 3 is listed at its line and column, the mirror
