@@ -166,15 +166,6 @@ func diffPreview(r previewResult) previewResult {
 	return r
 }
 
-// computePreview is both steps at once.
-func computePreview(in previewInput) previewResult {
-	r := expandPreview(in)
-	if r.diffed {
-		return r
-	}
-	return diffPreview(r)
-}
-
 // previewPanel shows the instantiated multi-step task definition of one task file, live, with
 // a diff against the last saved output.
 type previewPanel struct {
