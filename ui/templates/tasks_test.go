@@ -68,9 +68,9 @@ func inView(root fyne.CanvasObject, win fyne.Size, o fyne.CanvasObject) (fyne.Po
 // TestTemplatesEditTaskInView: with the sample data loaded, templates.edit opens the sample
 // template folder with a template in the editor; the editor and the preview are both wholly
 // in view at 1024x670 (the window on a 1024x700 screen) and in the room the shell leaves a
-// workspace there, with room to work in each.
+// workspace there, and on a 1366x768 screen, with room to work in each.
 func TestTemplatesEditTaskInView(t *testing.T) {
-	for _, size := range []fyne.Size{uitest.Laptop, uitest.Workspace} {
+	for _, size := range []fyne.Size{uitest.Laptop, uitest.Workspace, fyne.NewSize(1366, 738)} {
 		test.NewTempApp(t)
 		st := uitest.OpenStore(t)
 		set, err := samples.Write(t.TempDir())
