@@ -2,8 +2,8 @@ package templates
 
 import (
 	"fmt"
+	"path"
 	"strings"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -98,13 +98,14 @@ func slotLine(s tpl.Slot) string {
 	return fmt.Sprintf("%d:%d  %s  ·  %s", s.Line, s.Col, s.Identifier, m)
 }
 
-// templateEditor edits one template file: a monospace entry, a highlighted mirror with line
-// numbers and marked error lines, the list of slots and the list of diagnostics.
+// templateEditor edits one template file: one code editor (line numbers, the problems
+// marked in the gutter and underlined in the text, highlighted slots), the list of slots and
+// the list of problems; choosing a slot or a problem moves the cursor there.
 type templateEditor struct {
 	ws       *Workspace
 	file     *tplFile
-	entry    *widget.Entry
-	mirror   *widget.TextGrid
+	code     *codeEditor
+	entry    *widget.Entry // code.entry
 	slots    []tpl.Slot
 	diags    []*tpl.Error
 	spans    []hlSpan
@@ -118,10 +119,9 @@ type templateEditor struct {
 }
 
 func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
-	e := &templateEditor{ws: w, file: f, entry: widget.NewMultiLineEntry(), mirror: widget.NewTextGrid(),
-		summary: widget.NewLabel("")}
-	e.entry.TextStyle = fyne.TextStyle{Monospace: true}
-	e.entry.Wrapping = fyne.TextWrapOff
+	e := &templateEditor{ws: w, file: f, code: newCodeEditor(), summary: widget.NewLabel("")}
+	e.entry = e.code.entry
+	e.summary.Truncation = fyne.TextTruncateEllipsis
 	e.entry.SetText(f.buf)
 	e.history.reset(f.buf)
 	e.entry.OnChanged = func(s string) {
@@ -130,8 +130,6 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 		e.refresh()
 		w.edited(f)
 	}
-	e.mirror.ShowLineNumbers = true
-	e.mirror.Scroll = fyne.ScrollBoth
 	e.slotList = widget.NewList(
 		func() int { return len(e.slots) },
 		func() fyne.CanvasObject { return twoLines() },
@@ -174,10 +172,22 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 		}
 		e.diagList.Unselect(id)
 	}
+	// a tap on a line number goes to that line: to its first problem when it has one (and
+	// the problems are shown), else to its start
+	e.code.gutter.OnTapped = func(row int) {
+		for _, d := range e.diags {
+			if d.Line == row+1 {
+				e.sideTabs.SelectIndex(1)
+				e.jump(d.Line, d.Col)
+				return
+			}
+		}
+		e.code.moveCursor(row, 0)
+	}
 	e.refresh()
 
 	class := tpl.TemplateClass(f.rel)
-	newConf := widget.NewButtonWithIcon("New config…", theme.ContentAddIcon(), func() {
+	newConf := widget.NewButtonWithIcon("Config…", theme.ContentAddIcon(), func() {
 		if w.host.Window() == nil {
 			return
 		}
@@ -191,28 +201,30 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 				}
 			})
 	})
-	title := widget.NewLabelWithStyle(f.rel, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle(path.Base(f.rel), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Truncation = fyne.TextTruncateEllipsis
-	head := container.NewBorder(nil, e.summary, nil, newConf, title)
-	// the slots and problems under the text, in tabs: the editor and its highlighted copy keep
-	// the editor's whole width (beside them, on a 1024 px screen, each was about 200 px wide)
+	// one line above the text: the file, what it holds and the one action on it
+	head := container.NewBorder(nil, nil, nil, newConf, container.NewGridWithColumns(2, title, e.summary))
+	// the slots and problems under the text, in tabs, as an editor's problems panel: the text
+	// keeps the editor's whole width
 	side := container.NewAppTabs(
 		container.NewTabItem("Slots", e.slotList),
 		container.NewTabItem("Problems", e.diagList))
 	e.sideTabs = side
-	text := container.NewVSplit(e.entry, e.mirror)
-	body := container.NewVSplit(text, side)
-	body.Offset = 0.7
+	if len(e.diags) > 0 {
+		side.SelectIndex(1)
+	}
+	body := container.NewVSplit(e.code, side)
+	body.Offset = 0.72
 	e.root = container.NewBorder(head, nil, nil, nil, body)
 	return e
 }
 
-// refresh re-parses the slots and redraws the mirror and the lists.
+// refresh re-parses the slots and redraws the highlighting, the marks and the lists.
 func (e *templateEditor) refresh() {
 	text := e.file.buf
 	e.spans, e.slots, e.diags = highlightTemplate(text)
-	e.mirror.Rows = highlightRows(text, e.spans, e.diags)
-	e.mirror.Refresh()
+	e.code.setRows(templateRows(text, e.spans, e.diags))
 	e.slotList.Refresh()
 	e.diagList.Refresh()
 	if e.sideTabs != nil {
@@ -254,67 +266,76 @@ func (e *templateEditor) undo(redo bool) {
 	}
 }
 
-// jump moves the entry's cursor to a 1-based line and character column.
+// jump moves the cursor to a 1-based line and character column, focuses the editor and
+// scrolls the place into view.
 func (e *templateEditor) jump(line, col int) {
 	if line < 1 {
 		return
 	}
-	e.entry.CursorRow = line - 1
-	e.entry.CursorColumn = max(col-1, 0)
-	e.entry.Refresh()
-	if c := fyne.CurrentApp().Driver().CanvasForObject(e.entry); c != nil {
-		c.Focus(e.entry)
-	}
+	e.code.moveCursor(line-1, col-1)
 }
 
-// highlightRows turns a text and its highlighted ranges into text-grid rows; lines with an
-// error (or warning) get a tinted background.
-func highlightRows(text string, spans []hlSpan, diags []*tpl.Error) []widget.TextGridRow {
+// hlColors are the theme colours of the highlighted kinds.
+var hlColors = map[hlKind]fyne.ThemeColorName{
+	hlSlot:     theme.ColorNamePlaceHolder,
+	hlModifier: theme.ColorNameSuccess,
+	hlIdent:    theme.ColorNamePrimary,
+	hlError:    theme.ColorNameError,
+	hlWarning:  theme.ColorNameWarning,
+}
+
+// templateRows turns a template text and its highlighted ranges into the editor's rows, and
+// the lines with a problem into the gutter's marks: an error's line is tinted and marked in
+// the error colour, a warning's (when no error shares it) in the warning colour.
+func templateRows(text string, spans []hlSpan, diags []*tpl.Error) ([]codeRow, map[int]fyne.ThemeColorName) {
 	kinds := make([]hlKind, len(text))
 	for _, s := range spans {
 		for i := max(s.Start, 0); i < s.End && i < len(kinds); i++ {
 			kinds[i] = s.Kind
 		}
 	}
-	styles := map[hlKind]widget.TextGridStyle{
-		hlSlot:     &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNamePlaceHolder)},
-		hlModifier: &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameSuccess)},
-		hlIdent:    &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNamePrimary)},
-		hlError:    &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameError), TextStyle: fyne.TextStyle{Underline: true}},
-		hlWarning:  &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameWarning), TextStyle: fyne.TextStyle{Underline: true}},
-	}
-	lineStyle := map[int]widget.TextGridStyle{}
-	errRow := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameError), 0x40)}
-	warnRow := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameWarning), 0x30)}
+	marks := map[int]fyne.ThemeColorName{}
 	for _, d := range diags {
 		if d.Line < 1 {
 			continue
 		}
-		if d.Warning {
-			if lineStyle[d.Line-1] == nil {
-				lineStyle[d.Line-1] = warnRow
-			}
-		} else {
-			lineStyle[d.Line-1] = errRow
+		if !d.Warning {
+			marks[d.Line-1] = theme.ColorNameError
+		} else if marks[d.Line-1] == "" {
+			marks[d.Line-1] = theme.ColorNameWarning
 		}
 	}
-	var rows []widget.TextGridRow
+	var rows []codeRow
 	off := 0
 	for i, line := range strings.Split(text, "\n") {
-		row := widget.TextGridRow{Cells: make([]widget.TextGridCell, 0, len(line)), Style: lineStyle[i]}
+		row := codeRow{text: line, tint: marks[i]}
 		for j := 0; j < len(line); {
-			r, n := utf8.DecodeRuneInString(line[j:])
-			if r == '\r' {
-				j += n
-				continue
+			k := kinds[off+j]
+			end := j + 1
+			for end < len(line) && kinds[off+end] == k {
+				end++
 			}
-			row.Cells = append(row.Cells, widget.TextGridCell{Rune: r, Style: styles[kinds[off+j]]})
-			j += n
+			if k != hlPlain {
+				row.spans = append(row.spans, codeSpan{start: j, end: end, color: hlColors[k], underline: k == hlError || k == hlWarning})
+			}
+			j = end
 		}
 		rows = append(rows, row)
 		off += len(line) + 1
 	}
-	return rows
+	// a problem at the end of a line (or of the text) has no character to colour: its
+	// underline goes after the line's last character
+	for _, d := range diags {
+		if d.Line >= 1 && d.Line <= len(rows) && d.Offset >= 0 && d.End <= d.Offset {
+			r := &rows[d.Line-1]
+			k := hlError
+			if d.Warning {
+				k = hlWarning
+			}
+			r.spans = append(r.spans, codeSpan{start: len(r.text), end: len(r.text), color: hlColors[k], underline: true})
+		}
+	}
+	return rows, marks
 }
 
 // twoLines is a list row of a heading line and a detail line.

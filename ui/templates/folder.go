@@ -124,6 +124,7 @@ func (w *Workspace) Open(path string, _ int) error { return w.openFolder(path) }
 // openFolder reads every template, conf and task file of dir (and of its sub-folders, two
 // levels deep) into buffers and shows the workspace.
 func (w *Workspace) openFolder(dir string) error {
+	started := time.Now()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -138,6 +139,7 @@ func (w *Workspace) openFolder(dir string) error {
 		return err
 	}
 	w.dir = abs
+	w.openedAt = started
 	w.files = files
 	w.byRel = map[string]*tplFile{}
 	for _, f := range files {
@@ -146,7 +148,6 @@ func (w *Workspace) openFolder(dir string) error {
 	w.templatesDir, w.tasksDir = layoutDirs(abs, files)
 	w.cur = nil
 	w.root.Objects = []fyne.CanvasObject{w.workspaceView()}
-	w.root.Refresh()
 	w.folderLabel.SetText(abs)
 	counts := map[tplKind]int{}
 	for _, f := range files {
@@ -166,6 +167,8 @@ func (w *Workspace) openFolder(dir string) error {
 		w.selectFile(w.files[0])
 	}
 	w.pv.setTasks()
+	// laid out once, with the file and its preview in place
+	w.root.Refresh()
 	return nil
 }
 

@@ -3,11 +3,14 @@ package templates
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"path"
 	"strings"
 	"testing/fstest"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -106,35 +109,52 @@ type previewInput struct {
 	files        fstest.MapFS
 	task         string
 	templatesDir string
-	saved        string
-	savedExists  bool
+	// output is the saved output file (absolute; "" when none is chosen), read with the diff.
+	output string
 }
 
-// previewResult is a computed preview.
+// previewResult is a computed preview: first the instantiated task alone (diffed false),
+// then with the diff against the saved output.
 type previewResult struct {
 	in       previewInput
 	text     string
 	err      error
 	warnings []*tpl.Error
+	diffed   bool
+	saved    string
+	exists   bool
 	diff     []diffLine
 	added    int
 	removed  int
 }
 
-// computePreview instantiates the task over the buffers and diffs it against the saved output.
-// It runs off the UI goroutine.
-func computePreview(in previewInput) previewResult {
+// expandPreview instantiates the task over the buffers: the preview's first, cheap step. It
+// runs off the UI goroutine.
+func expandPreview(in previewInput) previewResult {
 	r := previewResult{in: in}
 	if in.task == "" {
+		r.diffed = true
 		return r
 	}
 	res, err := tpl.Expand(tpl.FSReader(in.files), in.task, in.templatesDir, tpl.Options{})
 	if err != nil {
-		r.err = err
+		r.err, r.diffed = err, true
 		return r
 	}
 	r.text, r.warnings = res.Text, res.Warnings
-	r.diff = lineDiff(in.saved, r.text)
+	return r
+}
+
+// diffPreview reads the saved output and diffs the instantiated task against it: the
+// preview's second step (a long output's diff takes a while). It runs off the UI goroutine.
+func diffPreview(r previewResult) previewResult {
+	r.diffed = true
+	if r.in.output != "" {
+		if data, err := limits.ReadFile(r.in.output, limits.TaskDefinition); err == nil {
+			r.saved, r.exists = string(data), true
+		}
+	}
+	r.diff = lineDiff(r.saved, r.text)
 	for _, d := range r.diff {
 		switch d.Op {
 		case diffAdd:
@@ -153,22 +173,27 @@ type previewPanel struct {
 	task    *widget.Select
 	output  *widget.Entry
 	save    *widget.Button
-	grid    *widget.TextGrid
+	text    *codeText
+	scroll  *container.Scroll
+	body    fyne.CanvasObject
+	busy    *widget.Activity
 	status  *widget.Label
 	errLbl  *widget.Label
 	warnLbl *widget.Label
 	// outputs remembers the output file (relative to the folder) chosen per task.
 	outputs map[string]string
-	saved   string
-	exists  bool
-	last    previewResult
-	root    fyne.CanvasObject
+	// settingOutput is set while the output entry follows the task chosen
+	settingOutput bool
+	last          previewResult
+	root          *fyne.Container
 }
 
 func newPreviewPanel(w *Workspace) *previewPanel {
-	p := &previewPanel{ws: w, grid: widget.NewTextGrid(), status: widget.NewLabel(""), errLbl: widget.NewLabel(""),
-		warnLbl: widget.NewLabel(""), outputs: map[string]string{}, output: widget.NewEntry()}
-	p.grid.Scroll = fyne.ScrollBoth
+	p := &previewPanel{ws: w, text: newCodeText(true), status: widget.NewLabel(""), errLbl: widget.NewLabel(""),
+		warnLbl: widget.NewLabel(""), outputs: map[string]string{}, output: widget.NewEntry(), busy: widget.NewActivity()}
+	p.scroll = container.NewScroll(p.text)
+	p.text.view = p.scroll
+	p.scroll.OnScrolled = func(fyne.Position) { p.text.Refresh() }
 	p.errLbl.Wrapping = fyne.TextWrapWord
 	p.errLbl.Importance = widget.DangerImportance
 	p.warnLbl.Wrapping = fyne.TextWrapWord
@@ -180,23 +205,46 @@ func newPreviewPanel(w *Workspace) *previewPanel {
 		if t := p.task.Selected; t != "" {
 			p.outputs[t] = s
 		}
-		p.readSaved()
-		w.schedulePreview()
+		if !p.settingOutput {
+			w.schedulePreview()
+		}
 	}
 	p.save = widget.NewButtonWithIcon("Save output", theme.DocumentSaveIcon(), func() {
 		if err := p.saveOutput(); err != nil {
 			w.showError(err)
 		}
 	})
-	head := widget.NewLabelWithStyle("Preview", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	p.errLbl.Hide()
 	p.warnLbl.Hide()
-	top := container.NewVBox(container.NewBorder(nil, nil, head, p.save),
-		container.NewBorder(nil, nil, widget.NewLabel("Task"), nil, p.task),
-		container.NewBorder(nil, nil, widget.NewLabel("Output"), nil, p.output),
-		p.status, p.errLbl, p.warnLbl)
-	p.root = container.NewBorder(top, nil, nil, nil, p.grid)
+	p.busy.Hide()
+	// the spinner has its place kept, so that nothing moves when it shows
+	busy := container.NewStack(fixedSize(p.busy.MinSize()), p.busy)
+	// which task, and where its output goes, on a line each above the instantiated task
+	top := container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewLabelWithStyle("Preview of", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), busy, p.task),
+		container.NewBorder(nil, nil, widget.NewLabel("Output"), p.save, p.output),
+		p.errLbl, p.warnLbl)
+	p.body = p.scroll
+	p.root = container.NewBorder(top, p.status, nil, nil, p.body)
 	return p
+}
+
+// fixedSize is an empty object of a given minimum size.
+func fixedSize(s fyne.Size) fyne.CanvasObject {
+	r := canvas.NewRectangle(color.Transparent)
+	r.SetMinSize(s)
+	return r
+}
+
+// setBusy shows the spinner while the preview is computed.
+func (p *previewPanel) setBusy(on bool) {
+	if on {
+		p.busy.Show()
+		p.busy.Start()
+	} else {
+		p.busy.Stop()
+		p.busy.Hide()
+	}
 }
 
 // setTasks lists the folder's task files, keeping the selection when it still exists.
@@ -245,21 +293,11 @@ func (p *previewPanel) taskChanged() {
 		}
 	}
 	if p.output.Text != out {
-		p.output.SetText(out) // schedules through OnChanged
-		return
+		p.settingOutput = true
+		p.output.SetText(out)
+		p.settingOutput = false
 	}
-	p.readSaved()
-	p.ws.schedulePreview()
-}
-
-// readSaved reads the last saved output from disk.
-func (p *previewPanel) readSaved() {
-	p.saved, p.exists = "", false
-	if rel := strings.TrimSpace(p.output.Text); rel != "" && p.ws.dir != "" {
-		if data, err := limits.ReadFile(p.ws.abs(rel), limits.TaskDefinition); err == nil {
-			p.saved, p.exists = string(data), true
-		}
-	}
+	p.ws.previewNow()
 }
 
 // snapshot copies the buffers for a preview computed off the UI goroutine.
@@ -270,13 +308,15 @@ func (w *Workspace) snapshot() previewInput {
 	}
 	if w.pv != nil {
 		in.task = w.pv.task.Selected
-		in.saved, in.savedExists = w.pv.saved, w.pv.exists
+		if rel := strings.TrimSpace(w.pv.output.Text); rel != "" && w.dir != "" {
+			in.output = w.abs(rel)
+		}
 	}
 	return in
 }
 
-// schedulePreview recomputes the preview after the debounce delay, off the UI goroutine, and
-// shows it unless a newer edit came in meanwhile.
+// schedulePreview recomputes the preview after the debounce delay (typing), off the UI
+// goroutine, and shows it unless a newer edit came in meanwhile.
 func (w *Workspace) schedulePreview() {
 	if w.pv == nil {
 		return
@@ -286,43 +326,105 @@ func (w *Workspace) schedulePreview() {
 	// The buffers are copied once the typing pauses, not on every keystroke.
 	w.debounce(func() {
 		fyne.Do(func() {
-			if gen != w.gen {
-				return
+			if gen == w.gen {
+				w.startPreview(gen)
 			}
-			in := w.snapshot()
-			workspace.Start(w.host, &w.preview, func(context.Context) (previewResult, error) {
-				return computePreview(in), nil
-			}, func(r previewResult, _ error) {
-				if gen == w.gen {
-					w.pv.show(r)
-				}
-			})
 		})
+	})
+}
+
+// previewNow recomputes the preview at once (a folder opened, another task chosen).
+func (w *Workspace) previewNow() {
+	if w.pv == nil {
+		return
+	}
+	w.gen++
+	w.startPreview(w.gen)
+}
+
+// quickPreviewBytes bounds the folders whose task is instantiated on the UI goroutine, so that
+// the preview shows with the rest of the workspace when a folder opens (the sample's is 6 KB
+// and takes well under a millisecond); larger ones are instantiated in the background.
+const quickPreviewBytes = 256 << 10
+
+// startPreview computes the preview of generation gen in two steps: the instantiated task is
+// shown as soon as it is ready (at once when the folder is small), then its diff against the
+// saved output, computed off the UI goroutine; the spinner shows until both are done. A newer
+// generation drops both.
+func (w *Workspace) startPreview(gen int) {
+	in := w.snapshot()
+	w.pv.setBusy(true)
+	finish := func(r previewResult) bool {
+		if gen != w.gen {
+			return false
+		}
+		w.pv.show(r)
+		if r.diffed {
+			w.pv.setBusy(false)
+		}
+		if !w.openedAt.IsZero() {
+			w.logf("templates: %s opened, preview of %s shown after %v", w.dir, r.in.task, time.Since(w.openedAt).Round(time.Millisecond))
+			w.openedAt = time.Time{}
+		}
+		return !r.diffed
+	}
+	diff := func(r previewResult) {
+		workspace.Start(w.host, &w.preview, func(context.Context) (previewResult, error) {
+			return diffPreview(r), nil
+		}, func(r previewResult, _ error) { finish(r) })
+	}
+	size := 0
+	for _, f := range in.files {
+		size += len(f.Data)
+	}
+	if size <= quickPreviewBytes {
+		w.preview.Cancel()
+		if r := expandPreview(in); finish(r) {
+			diff(r)
+		}
+		return
+	}
+	workspace.Start(w.host, &w.preview, func(context.Context) (previewResult, error) {
+		return expandPreview(in), nil
+	}, func(r previewResult, _ error) {
+		if finish(r) {
+			diff(r)
+		}
 	})
 }
 
 // show draws a computed preview: the diff against the saved output, coloured.
 func (p *previewPanel) show(r previewResult) {
 	p.last = r
+	shown := p.errLbl.Visible() || p.warnLbl.Visible()
+	defer func() {
+		// the error and warning lines come and go above the preview: lay the panel out
+		// again, twice, since a wrapped line's height follows the width the first gives it
+		if shown || p.errLbl.Visible() || p.warnLbl.Visible() {
+			p.root.Refresh()
+			p.root.Refresh()
+		}
+	}()
 	setShown(p.errLbl, "")
 	setShown(p.warnLbl, "")
 	switch {
 	case r.in.task == "":
 		p.status.SetText("The folder has no task file: create one to see the instantiated task.")
-		p.grid.Rows = nil
-		p.grid.Refresh()
+		p.text.setRows(nil)
 		p.save.Disable()
 		return
 	case r.err != nil:
 		setShown(p.errLbl, r.err.Error())
-		p.status.SetText("The task does not instantiate; the last good preview is kept below.")
+		p.status.SetText("The task does not instantiate (the error is above the preview); the last good preview is kept.")
 		p.save.Disable()
 		return
 	}
 	p.save.Enable()
 	out := strings.TrimSpace(p.output.Text)
 	switch {
-	case !r.in.savedExists:
+	case !r.diffed:
+		p.status.SetText(fmt.Sprintf("%s; comparing with %s…", widgets.Plural(len(splitLines(r.text)), "line"), out))
+	case !r.exists:
 		p.status.SetText(fmt.Sprintf("%s; %s is not saved yet.", widgets.Plural(len(splitLines(r.text)), "line"), out))
 	case r.added == 0 && r.removed == 0:
 		p.status.SetText(fmt.Sprintf("%s, the same as %s.", widgets.Plural(len(splitLines(r.text)), "line"), out))
@@ -334,7 +436,7 @@ func (p *previewPanel) show(r previewResult) {
 				break
 			}
 		}
-		p.status.SetText(fmt.Sprintf("%s; +%d −%d against %s (first change at row %d below).",
+		p.status.SetText(fmt.Sprintf("%s; +%d −%d against %s (first change at row %d).",
 			widgets.Plural(len(splitLines(r.text)), "line"), r.added, r.removed, out, first))
 	}
 	if n := len(r.warnings); n > 0 {
@@ -349,32 +451,25 @@ func (p *previewPanel) show(r previewResult) {
 		setShown(p.warnLbl, strings.Join(ws, "\n"))
 	}
 	lines := r.diff
-	if !r.in.savedExists {
+	if !r.exists {
 		lines = lines[:0:0]
 		for _, l := range splitLines(r.text) {
 			lines = append(lines, diffLine{diffSame, l})
 		}
 	}
-	p.grid.Rows = diffRows(lines)
-	p.grid.Refresh()
+	p.text.setRows(diffRows(lines))
 }
 
-func diffRows(lines []diffLine) []widget.TextGridRow {
-	add := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameSuccess), 0x38)}
-	del := &widget.CustomTextGridStyle{BGColor: widgets.Tint(theme.Color(theme.ColorNameError), 0x38)}
-	rows := make([]widget.TextGridRow, len(lines))
+// diffRows shows a diff a line each, marked + or − and tinted.
+func diffRows(lines []diffLine) []codeRow {
+	rows := make([]codeRow, len(lines))
 	for i, l := range lines {
-		text := string(l.Op) + " " + l.Text
-		cells := make([]widget.TextGridCell, 0, len(text))
-		for _, r := range text {
-			cells = append(cells, widget.TextGridCell{Rune: r})
-		}
-		rows[i].Cells = cells
+		rows[i].text = string(l.Op) + " " + l.Text
 		switch l.Op {
 		case diffAdd:
-			rows[i].Style = add
+			rows[i].tint = theme.ColorNameSuccess
 		case diffDel:
-			rows[i].Style = del
+			rows[i].tint = theme.ColorNameError
 		}
 	}
 	return rows
@@ -394,8 +489,7 @@ func (p *previewPanel) saveOutput() error {
 	if err := atomicfile.Write(dst, []byte(r.text), 0o644); err != nil {
 		return fmt.Errorf("save output %s: %w", rel, err)
 	}
-	p.readSaved()
-	p.ws.schedulePreview()
+	p.ws.previewNow()
 	p.ws.setStatus("Saved the task definition to " + rel + ".")
 	return nil
 }

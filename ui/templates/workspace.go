@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -94,6 +95,10 @@ type Workspace struct {
 	timer    *time.Timer
 	gen      int
 	preview  workspace.Latest // the preview being computed
+	// openedAt is when the folder on show began to open, until its first preview shows;
+	// logf reports how long that took (the app's log, on stderr).
+	openedAt time.Time
+	logf     func(format string, args ...any)
 }
 
 // New builds the workspace; store, when not nil, remembers the template folders opened.
@@ -103,6 +108,7 @@ func New(h workspace.Host, store Store) *Workspace {
 		recentBox:   container.NewVBox()}
 	w.sampleBtn = workspace.SampleButton(h)
 	w.debounce = w.timerDebounce
+	w.logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "agentdesk: "+format+"\n", args...) }
 	w.status.Wrapping = fyne.TextWrapWord
 	w.folderLabel.Truncation = fyne.TextTruncateEllipsis
 	w.recentSel = widget.NewSelect(nil, func(p string) {
@@ -248,49 +254,63 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 			w.selectFile(w.files[id])
 		}
 	}
-	// the two buttons wrap under each other on a narrow window instead of widening the files
-	newMenu := widgets.NewFlow(
-		widget.NewButtonWithIcon("Task…", theme.ContentAddIcon(), w.chooseNewTask),
-		widget.NewButtonWithIcon("Template…", theme.ContentAddIcon(), w.chooseNewTemplate))
-	files := container.NewBorder(widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		newMenu, nil, nil, w.fileList)
+	// new files from one menu in the list's heading, so that the list keeps the height
+	var newBtn *widget.Button
+	newBtn = widget.NewButtonWithIcon("", theme.ContentAddIcon(), func() {
+		menu := fyne.NewMenu("", fyne.NewMenuItem("New task file…", w.chooseNewTask), fyne.NewMenuItem("New template…", w.chooseNewTemplate))
+		widget.ShowPopUpMenuAtRelativePosition(menu, fyne.CurrentApp().Driver().CanvasForObject(newBtn), fyne.NewPos(0, newBtn.Size().Height), newBtn)
+	})
+	newBtn.Importance = widget.LowImportance
+	files := container.NewBorder(container.NewBorder(nil, nil, nil, newBtn,
+		widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})), nil, nil, nil, w.fileList)
 
 	w.editorBox = container.NewStack()
 	w.pv = newPreviewPanel(w)
 	inner := container.NewHSplit(w.editorBox, w.pv.root)
-	inner.Offset = 0.58
+	inner.Offset = 0.56
 	split := container.NewHSplit(files, inner)
-	split.Offset = 0.17
+	split.Offset = 0.18
 
-	toolbar := container.NewHBox(
-		widget.NewButtonWithIcon("Open folder…", theme.FolderOpenIcon(), w.chooseFolder),
-		widget.NewButtonWithIcon("Start from examples…", theme.ContentCopyIcon(), w.chooseExamplesTarget),
-		w.recentSel,
-		widget.NewButtonWithIcon("Reload", theme.ViewRefreshIcon(), func() {
-			if err := w.reload(); err != nil {
-				w.showError(err)
-			}
-		}),
-		widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() {
-			if err := w.saveFile(w.cur); err != nil {
-				w.showError(err)
-			}
-		}),
-		widget.NewButton("Save all", func() {
-			if err := w.saveAll(); err != nil {
-				w.showError(err)
-			}
-		}))
-	top := container.NewVBox(container.NewBorder(nil, nil, toolbar, nil, w.folderLabel), w.status)
-	return container.NewBorder(top, nil, nil, nil, split)
+	// one toolbar line: the folder (what is open and where), then what acts on its files;
+	// messages go to a status line under the work, as an editor's status bar
+	w.status.Wrapping = fyne.TextWrapOff
+	w.status.Truncation = fyne.TextTruncateEllipsis
+	toolbar := container.NewBorder(nil, nil,
+		container.NewHBox(
+			widget.NewButtonWithIcon("Open…", theme.FolderOpenIcon(), w.chooseFolder),
+			widget.NewButtonWithIcon("Examples…", theme.ContentCopyIcon(), w.chooseExamplesTarget),
+			w.recentSel),
+		container.NewHBox(
+			widget.NewButtonWithIcon("Reload", theme.ViewRefreshIcon(), func() {
+				if err := w.reload(); err != nil {
+					w.showError(err)
+				}
+			}),
+			widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() {
+				if err := w.saveFile(w.cur); err != nil {
+					w.showError(err)
+				}
+			}),
+			widget.NewButton("Save all", func() {
+				if err := w.saveAll(); err != nil {
+					w.showError(err)
+				}
+			})),
+		w.folderLabel)
+	return container.NewBorder(toolbar, w.status, nil, nil, split)
 }
 
-// fileLabel names a file in the list: its base name in the templates and tasks folders, its
-// path elsewhere, with a dot when it has unsaved changes.
+// fileLabel names a file in the list: its base name in the templates and tasks folders (a
+// template's without .textproto.template), its path elsewhere, with a dot when it has unsaved
+// changes.
 func (w *Workspace) fileLabel(f *tplFile) string {
 	name := f.rel
 	if d := path.Dir(f.rel); d == w.templatesDir || d == w.tasksDir {
 		name = path.Base(f.rel)
+		if f.kind == kindTemplate {
+			// the icon says it is a template; the long suffix would hide the names' ends
+			name = strings.TrimSuffix(name, templateSuffix)
+		}
 	}
 	if f.dirty() {
 		return "● " + name

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,10 +10,12 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/engine/samples"
 	tpl "github.com/agentdesk/agentdesk/engine/template"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
@@ -27,6 +30,7 @@ func openTemplateExamples(t testing.TB) (*uitest.Host, fyne.Window, *Workspace, 
 	st := uitest.SeededStore(t)
 	h := uitest.NewHost(t, 1280, 800)
 	ws := New(h, st)
+	ws.logf = t.Logf
 	h.Put(ws)
 	ws.debounce = uitest.SyncRun
 	dir := t.TempDir()
@@ -43,18 +47,6 @@ func (w *Workspace) file(t testing.TB, rel string) *tplFile {
 		t.Fatalf("no file %s in the workspace", rel)
 	}
 	return f
-}
-
-func gridText(rows []widget.TextGridRow) []string {
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		var b strings.Builder
-		for _, c := range r.Cells {
-			b.WriteRune(c.Rune)
-		}
-		out[i] = b.String()
-	}
-	return out
 }
 
 func TestTemplatesOpenExamplesShowsSlotsAndHighlighting(t *testing.T) {
@@ -108,20 +100,18 @@ func TestTemplatesOpenExamplesShowsSlotsAndHighlighting(t *testing.T) {
 	if last := mods[len(mods)-1]; last != "lower'" {
 		t.Fatalf("each-modifier segment %q", last)
 	}
-	// The mirror colours them: row 2 is `id: "cart_<lower,url_title:product>"`.
-	row := ed.mirror.Rows[1]
-	if gridText(ed.mirror.Rows)[1] != `id: "cart_<lower,url_title:product>"` {
-		t.Fatalf("mirror row 2 %q", gridText(ed.mirror.Rows)[1])
+	// The editor colours them: row 2 is `id: "cart_<lower,url_title:product>"`.
+	if got := ed.code.under.lines()[1]; got != `id: "cart_<lower,url_title:product>"` {
+		t.Fatalf("editor row 2 %q", got)
 	}
-	color := func(col int) any {
-		if row.Cells[col].Style == nil {
-			return nil
-		}
-		return row.Cells[col].Style.TextColor()
+	color := func(col int) fyne.ThemeColorName { return ed.code.under.colorAt(1, col) }
+	if color(0) != "" || color(11) != theme.ColorNameSuccess || color(28) != theme.ColorNamePrimary ||
+		color(10) != theme.ColorNamePlaceHolder {
+		t.Fatalf("editor colours: plain %v, modifier %v, identifier %v, bracket %v", color(0), color(11), color(28), color(10))
 	}
-	if color(0) != nil || color(11) != theme.Color(theme.ColorNameSuccess) || color(28) != theme.Color(theme.ColorNamePrimary) ||
-		color(10) != theme.Color(theme.ColorNamePlaceHolder) || color(11) == color(28) {
-		t.Fatalf("mirror colours: plain %v, modifier %v, identifier %v, bracket %v", color(0), color(11), color(28), color(10))
+	// The text is shown once: the editable entry, its line numbers beside it.
+	if ed.code.gutter.n != len(strings.Split(ed.entry.Text, "\n")) {
+		t.Fatalf("gutter numbers %d lines", ed.code.gutter.n)
 	}
 	if len(ed.diags) != 0 {
 		t.Fatalf("diagnostics on an example: %v", ed.diags)
@@ -135,7 +125,7 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	}
 	before := ws.pv.last.text
 	if !strings.Contains(before, `"Type the query into the Shop app\'s search box and submit it.\nAdd 2 × Over-Ear`) ||
-		ws.pv.last.err != nil || len(ws.pv.grid.Rows) < 50 {
+		ws.pv.last.err != nil || len(ws.pv.text.rows) < 50 {
 		t.Fatalf("first preview (%v):\n%s", ws.pv.last.err, before)
 	}
 	ed := ws.ed
@@ -148,7 +138,7 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	if !strings.Contains(ws.pv.last.text, `\nZZ Add 2 × Over-Ear`) {
 		t.Fatalf("preview did not follow the keystrokes:\n%s", ws.pv.last.text)
 	}
-	if !ed.file.dirty() || ws.fileLabel(ed.file) != "● cart.textproto.template" {
+	if !ed.file.dirty() || ws.fileLabel(ed.file) != "● cart" {
 		t.Fatal("edited template not marked unsaved")
 	}
 	// A bad slot: an unknown modifier on line 3 is listed at its line and column, the mirror
@@ -161,11 +151,24 @@ func TestTemplatesTypingUpdatesPreviewAndShowsErrors(t *testing.T) {
 	if got := diagLine(ed.diags[0]); !strings.HasPrefix(got, "3:9: unknown modifier") {
 		t.Fatalf("diagnostic %q", got)
 	}
-	if ed.mirror.Rows[2].Style == nil || ed.mirror.Rows[3].Style != nil {
-		t.Fatal("error line not marked in the mirror")
+	// The editor marks line 3: a mark in the gutter, the line tinted, the slot underlined.
+	if ed.code.gutter.marks[2] != theme.ColorNameError || len(ed.code.gutter.marks) != 1 ||
+		ed.code.under.rows[2].tint != theme.ColorNameError || ed.code.under.rows[3].tint != "" {
+		t.Fatalf("error line not marked: gutter %v", ed.code.gutter.marks)
+	}
+	underlined := false
+	for _, sp := range ed.code.under.rows[2].spans {
+		underlined = underlined || sp.underline && sp.start == 8
+	}
+	if !underlined {
+		t.Fatalf("the bad slot is not underlined: %+v", ed.code.under.rows[2].spans)
 	}
 	if !strings.Contains(ws.pv.errLbl.Text, "templates/cart.textproto.template:3:9: unknown modifier") {
 		t.Fatalf("preview error %q", ws.pv.errLbl.Text)
+	}
+	// the error line pushes the preview down instead of lying over it
+	if el, body := ws.pv.errLbl, ws.pv.body; !el.Visible() || body.Position().Y < el.Position().Y+el.Size().Height {
+		t.Fatalf("the preview (at %v) lies under the error line (at %v, %v)", body.Position(), el.Position(), el.Size())
 	}
 	if !strings.Contains(uitest.Texts(w.Content()), "1 error") {
 		t.Fatal("summary does not count the error")
@@ -384,12 +387,12 @@ func TestTemplatesPreviewDiffAgainstSavedOutput(t *testing.T) {
 	if p.last.added != 1 || p.last.removed != 1 || !strings.Contains(p.status.Text, "+1 −1") {
 		t.Fatalf("diff +%d -%d, status %q", p.last.added, p.last.removed, p.status.Text)
 	}
-	rows := gridText(p.grid.Rows)
+	rows := p.text.lines()
 	var changed []string
 	for i, r := range rows {
 		if r[0] != ' ' {
 			changed = append(changed, r)
-			if p.grid.Rows[i].Style == nil {
+			if p.text.rows[i].tint == "" {
 				t.Errorf("changed row %q not coloured", r)
 			}
 		}
@@ -564,5 +567,177 @@ func TestTemplatesFitsALaptop(t *testing.T) {
 	for _, rel := range []string{"templates/cart.textproto.template", "tasks/search-headphones.conf", "tasks/buy_headphones.task"} {
 		ws.selectFile(ws.file(t, rel))
 		uitest.Fits(t, "Templates with "+rel, ws.Content())
+	}
+}
+
+// BenchmarkOpenFolderToPreview measures opening the sample template folder up to its preview
+// on show (the folder read, the views built, the first template in the editor, the first
+// task instantiated and diffed), with background work run at once: what the UI goroutine
+// spends before a person sees the preview.
+func BenchmarkOpenFolderToPreview(b *testing.B) {
+	test.NewTempApp(b)
+	set, err := samples.Write(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := uitest.NewHost(b, uitest.Laptop.Width, uitest.Laptop.Height)
+	ws := New(h, nil)
+	ws.logf = func(string, ...any) {}
+	h.Put(ws)
+	for b.Loop() {
+		if err := ws.openFolder(set.Templates); err != nil {
+			b.Fatal(err)
+		}
+		if ws.pv.last.text == "" || !ws.pv.last.diffed {
+			b.Fatal("no preview")
+		}
+	}
+}
+
+// TestTemplatesPreviewShowsAtOnceWithSpinner: opening a folder shows the instantiated task at
+// once, and the spinner while its diff against the saved output is computed in the
+// background; a folder too large to instantiate at once shows the spinner until it is.
+func TestTemplatesPreviewShowsAtOnceWithSpinner(t *testing.T) {
+	test.NewTempApp(t)
+	set, err := samples.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := uitest.NewHost(t, uitest.Laptop.Width, uitest.Laptop.Height)
+	ws := New(h, nil)
+	var logged []string
+	ws.logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	h.Put(ws)
+	var held []func()
+	h.Run = func(f func()) { held = append(held, f) }
+	runHeld := func() {
+		for len(held) > 0 {
+			f := held[0]
+			held = held[1:]
+			f()
+		}
+	}
+	if err := ws.openFolder(set.Templates); err != nil {
+		t.Fatal(err)
+	}
+	p := ws.pv
+	if len(p.text.rows) < 50 || p.last.diffed || !p.busy.Visible() || !strings.Contains(p.status.Text, "comparing with") {
+		t.Fatalf("while the diff is held: %d rows, diffed %v, spinner %v, status %q", len(p.text.rows), p.last.diffed, p.busy.Visible(), p.status.Text)
+	}
+	runHeld()
+	if !p.last.diffed || p.busy.Visible() || !strings.Contains(p.status.Text, "not saved yet") {
+		t.Fatalf("after the diff: diffed %v, spinner %v, status %q", p.last.diffed, p.busy.Visible(), p.status.Text)
+	}
+	// the app's log says how long the preview took to show (once per folder opened)
+	if len(logged) != 1 || !strings.Contains(logged[0], "preview of tasks/Sample_plan_soup.task shown after") {
+		t.Fatalf("logged %q", logged)
+	}
+
+	// A large folder: the instantiation itself runs in the background.
+	ws.addFile("templates/zz_large.textproto.template", kindTemplate, strings.Repeat("# padding\n", quickPreviewBytes/10+1))
+	p.text.setRows(nil)
+	ws.previewNow()
+	if len(p.text.rows) != 0 || !p.busy.Visible() {
+		t.Fatalf("large folder: %d rows shown before the background step, spinner %v", len(p.text.rows), p.busy.Visible())
+	}
+	runHeld()
+	if len(p.text.rows) < 50 || p.busy.Visible() {
+		t.Fatalf("large folder after the background steps: %d rows, spinner %v", len(p.text.rows), p.busy.Visible())
+	}
+}
+
+// TestTemplatesProblemGoesToItsPlace: choosing a problem far down a long template (in the
+// list, or by its mark in the gutter) puts the cursor on it, focuses the editor and scrolls
+// its line into view; the line numbers follow the text.
+func TestTemplatesProblemGoesToItsPlace(t *testing.T) {
+	_, w, ws, _, _ := openTemplateExamples(t)
+	w.Resize(uitest.Laptop)
+	f, err := ws.newTemplate("long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed := ws.ed
+	if ed == nil || ed.file != f {
+		t.Fatal("the new template is not in the editor")
+	}
+	ed.entry.SetText(strings.Repeat("name: \"<name>\"\n", 99) + "id: \"<lowr:name>\"\n" + strings.Repeat("x: 1\n", 20))
+	if len(ed.diags) != 1 || ed.diags[0].Line != 100 || ed.code.gutter.marks[99] != theme.ColorNameError {
+		t.Fatalf("problems %v, marks %v", ed.diags, ed.code.gutter.marks)
+	}
+	sc := ed.code.scroll
+	if sc.Offset.Y != 0 || sc.Size().Height < 100 {
+		t.Fatalf("editor viewport %v at %v before the jump", sc.Size(), sc.Offset)
+	}
+	rowInView := func(row int) bool {
+		_, pad, rowH := codeMetrics(ed.code.Theme())
+		y := pad + float32(row)*rowH
+		return y >= sc.Offset.Y && y+rowH <= sc.Offset.Y+sc.Size().Height
+	}
+	if rowInView(99) {
+		t.Fatal("line 100 in view before the jump: the test shows nothing")
+	}
+	ed.diagList.Select(0)
+	if ed.entry.CursorRow != 99 || ed.entry.CursorColumn != ed.diags[0].Col-1 || ed.diags[0].Col != 7 {
+		t.Fatalf("cursor at %d:%d", ed.entry.CursorRow, ed.entry.CursorColumn)
+	}
+	if w.Canvas().Focused() != ed.entry {
+		t.Fatal("the editor is not focused after choosing the problem")
+	}
+	if !rowInView(99) {
+		t.Fatalf("line 100 not scrolled into view: offset %v, viewport %v", sc.Offset, sc.Size())
+	}
+	// the gutter numbers the rows in view
+	nums := uitest.Find(ed.code.gutter, func(o *canvas.Text) bool { return o.Text == "100" })
+	if nums == nil {
+		t.Fatal("the gutter does not number line 100 once it is in view")
+	}
+	// Back to the top by hand, then a tap on the mark in the gutter goes there again.
+	sc.ScrollToOffset(fyne.Position{})
+	ed.code.scrolled()
+	ed.entry.CursorRow = 0
+	_, pad, rowH := codeMetrics(ed.code.Theme())
+	sc.ScrollToOffset(fyne.NewPos(0, pad+90*rowH))
+	ed.code.scrolled()
+	ed.code.gutter.Tapped(&fyne.PointEvent{Position: fyne.NewPos(2, pad+9.5*rowH)})
+	if ed.entry.CursorRow != 99 || ed.sideTabs.SelectedIndex() != 1 {
+		t.Fatalf("gutter tap: cursor row %d, tab %d", ed.entry.CursorRow, ed.sideTabs.SelectedIndex())
+	}
+	// A tap on another line number goes to the start of that line.
+	want := int((2.5*rowH + sc.Offset.Y) / rowH)
+	ed.code.gutter.Tapped(&fyne.PointEvent{Position: fyne.NewPos(2, pad+2.5*rowH)})
+	if ed.entry.CursorRow != want || want == 99 || ed.entry.CursorColumn != 0 {
+		t.Fatalf("tap on a line number: cursor at %d:%d", ed.entry.CursorRow, ed.entry.CursorColumn)
+	}
+	// The wheel over the line numbers scrolls the text.
+	before := sc.Offset.Y
+	ed.code.gutter.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: 5 * rowH}})
+	if sc.Offset.Y >= before {
+		t.Fatalf("the wheel over the gutter did not scroll: offset %v, was %v", sc.Offset.Y, before)
+	}
+}
+
+// TestTemplatesTypingFollowsTheCursor: new lines typed at the end of a template that fills the
+// editor keep the cursor's line in view, and the line numbers count them.
+func TestTemplatesTypingFollowsTheCursor(t *testing.T) {
+	_, w, ws, _, _ := openTemplateExamples(t)
+	w.Resize(uitest.Laptop)
+	ed := ws.ed
+	ed.entry.SetText(strings.Repeat("x: 1\n", 40))
+	w.Canvas().Focus(ed.entry)
+	ed.entry.CursorRow, ed.entry.CursorColumn = 40, 0
+	ed.entry.Refresh()
+	sc := ed.code.scroll
+	_, pad, rowH := codeMetrics(ed.code.Theme())
+	for i := 0; i < 10; i++ {
+		test.Type(ed.entry, "y: 2")
+		ed.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		row := ed.entry.CursorRow
+		y := pad + float32(row)*rowH
+		if y < sc.Offset.Y || y+rowH > sc.Offset.Y+sc.Size().Height+0.5 {
+			t.Fatalf("after %d new lines the cursor's line %d (at %.0f) is out of the view %.0f..%.0f", i+1, row+1, y, sc.Offset.Y, sc.Offset.Y+sc.Size().Height)
+		}
+	}
+	if ed.code.gutter.n != 51 {
+		t.Fatalf("the gutter counts %d lines", ed.code.gutter.n)
 	}
 }
