@@ -491,7 +491,7 @@ func TestGridworldPanelsChangeWhileInputArrives(t *testing.T) {
 	space := g.more // the action space is chosen in the ⋯ menu
 	tapChoice := func(round int, where string) {
 		t.Helper()
-		if uitest.Find(w.Content(), func(b *widget.Button) bool { return b == space }) == nil || !space.Visible() {
+		if uitest.Find(w.Content(), func(b *widgets.TipButton) bool { return b == space }) == nil || !space.Visible() {
 			t.Fatalf("round %d, %s: the menu button the user sees is not the one on the window", round, where)
 		}
 		test.Tap(space) // opens its pop-up menu, which needs the canvas

@@ -255,8 +255,8 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 		}
 	}
 	// new files from one menu in the list's heading, so that the list keeps the height
-	var newBtn *widget.Button
-	newBtn = widget.NewButtonWithIcon("", theme.ContentAddIcon(), func() {
+	var newBtn *widgets.TipButton
+	newBtn = widgets.NewTipButton("New task file or template", theme.ContentAddIcon(), func() {
 		menu := fyne.NewMenu("", fyne.NewMenuItem("New task file…", w.chooseNewTask), fyne.NewMenuItem("New template…", w.chooseNewTemplate))
 		widget.ShowPopUpMenuAtRelativePosition(menu, fyne.CurrentApp().Driver().CanvasForObject(newBtn), fyne.NewPos(0, newBtn.Size().Height), newBtn)
 	})
