@@ -64,7 +64,7 @@ func (s *evalSession) showPage(v session.View) {
 
 // describe is the left pane: the type's name and the project's description of it.
 func (s *evalSession) describe(t *ev.AnnotationType) fyne.CanvasObject {
-	title := widget.NewLabelWithStyle(ev.TrainingDisplayName(t.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle(ev.DisplayName(t.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	text := t.Description
 	if strings.TrimSpace(text) == "" {

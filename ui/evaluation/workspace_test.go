@@ -76,7 +76,7 @@ func tick(t *testing.T, s *evalSession, pos int, text string) {
 // first dialogue unticked (one mistake, then corrected), failThird ticks nothing on the third.
 func doTraining(t *testing.T, s *evalSession, wrongFirst, failThird bool) {
 	t.Helper()
-	uitest.TapButton(t, s.root, "Begin flags")
+	uitest.TapButton(t, s.root, "Begin Flags")
 	if s.train == nil || s.train.Step != ev.StepDialogue {
 		t.Fatalf("not on a training dialogue: %s", uitest.Texts(s.root))
 	}
@@ -85,7 +85,7 @@ func doTraining(t *testing.T, s *evalSession, wrongFirst, failThird bool) {
 	}
 	uitest.TapButton(t, s.root, "Next")
 	if wrongFirst {
-		if s.train.Step != ev.StepMistakes || !strings.Contains(uitest.Texts(s.root), "You made 1 mistakes") {
+		if s.train.Step != ev.StepMistakes || !strings.Contains(uitest.Texts(s.root), "You made 1 mistake on") {
 			t.Fatalf("no mistakes page: %s", uitest.Texts(s.root))
 		}
 		uitest.TapButton(t, s.root, "Show the first mistake")
