@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"image/color"
 	"maps"
 	"slices"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
@@ -21,15 +23,16 @@ import (
 // flowOpen says whether a turn's button_flow block is open: the original's rule (the engine's
 // OpenBlocks: the last answered turn and the next one), and the turn the keyboard is on.
 func (p *evalPage) flowOpen(pos int) bool {
-	if p.focusedTurn() == pos {
-		return true
-	}
+	open := p.opened[pos] || p.focusedTurn() == pos
 	for _, q := range ev.OpenBlocks(p.typ, p.ans, p.positions) {
 		if q == pos {
-			return true
+			open = true
 		}
 	}
-	return false
+	if open {
+		p.opened[pos] = true // it stays open: folding it would move what is below
+	}
+	return open
 }
 
 // flowObjects renders a question flow for one turn: radio questions as their (substituted)
@@ -154,9 +157,13 @@ func (p *evalPage) toggleLabel(pos int, t ev.Turn, value string, on bool) {
 func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(int)) fyne.CanvasObject {
 	q := widget.NewLabel(question)
 	q.Wrapping = fyne.TextWrapWord
+	// The question keys 1-5 answer is framed; its text keeps its style, so that nothing
+	// rewraps and moves when the focus moves on after an answer.
+	frame := canvas.NewRectangle(color.Transparent)
+	frame.StrokeWidth = 2
+	frame.CornerRadius = theme.InputRadiusSize()
 	if p.focus < len(p.slots) && p.slots[p.focus] == (evalSlot{turn, scale}) {
-		q.TextStyle.Bold = true // the question keys 1-5 answer
-		q.SetText("▸ " + question)
+		frame.StrokeColor = theme.Color(theme.ColorNamePrimary)
 	}
 	radio := widget.NewRadioGroup(likertValues, nil)
 	radio.Horizontal = true
@@ -180,9 +187,10 @@ func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(in
 	if a := anchors(p.typ.LabelDetails); a != "" {
 		l := widget.NewLabel(a)
 		l.Importance = widget.LowImportance
+		l.Wrapping = fyne.TextWrapWord
 		row.Add(l)
 	}
-	return row
+	return container.NewStack(frame, row)
 }
 
 // anchors formats label_details as scale anchors: "1 = not at all · 5 = completely".

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -51,6 +52,9 @@ type Workspace struct {
 	// serving is the study served to browsers (nil: none); serve the open project's Serve tab.
 	serving *serving
 	serve   *serveTab
+	// every runs f on the UI goroutine every d until stopped (the desk page clock's ticker;
+	// tests tick by hand).
+	every func(d time.Duration, f func()) (stop func())
 }
 
 // evalProject is a project loaded from the store.
@@ -79,7 +83,7 @@ func (op *evalProject) set(p *ev.Project) {
 
 // New builds the workspace on store (nil: none is open, and the workspace says so).
 func New(h workspace.Host, store Store) *Workspace {
-	w := &Workspace{host: h, store: store}
+	w := &Workspace{host: h, store: store, every: ticker}
 	w.body = container.NewStack()
 	w.root = container.NewStack(w.body)
 	if store == nil {
@@ -415,6 +419,9 @@ func (w *Workspace) openProject(id int64) {
 		container.NewTabItemWithIcon("Project", theme.InfoIcon(), w.projectTab()),
 	)
 	w.tabs.OnSelected = func(t *container.TabItem) {
+		if w.session.stopTicks != nil {
+			w.session.tick() // the page clock pauses at once when the Annotate tab is left
+		}
 		if t.Text == "Results" {
 			w.dash.reload()
 			if w.dash.stats == nil && w.dash.op.info.Done > 0 {
