@@ -53,6 +53,12 @@ type evalPage struct {
 	frames  map[int]*canvas.Rectangle
 	// bubbles are the annotatable turns' messages (the turn being rated).
 	bubbles map[int]fyne.CanvasObject
+	// scaleFrames and scaleRadios are the 1-5 questions on show: the frame marking the one the
+	// keys answer, and its choices.
+	scaleFrames map[evalSlot]*canvas.Rectangle
+	scaleRadios map[evalSlot]*widget.RadioGroup
+	// firstTurn is the dialogue's first message (what a dialogue-level page rates starts there).
+	firstTurn fyne.CanvasObject
 	// opened are the button_flow blocks opened on this page: they stay open, so that
 	// answering a later turn never folds a block above it (the list would jump).
 	opened map[int]bool
@@ -70,7 +76,8 @@ type evalSlot struct {
 func newEvalPage(win fyne.Window, dp *ev.Datapoint, typ *ev.AnnotationType, ans *ev.Answers, collection bool) *evalPage {
 	p := &evalPage{win: win, dp: dp, typ: typ, ans: ans, collection: collection,
 		boxes: map[int]*fyne.Container{}, frames: map[int]*canvas.Rectangle{}, choices: map[int][]func(){},
-		bubbles: map[int]fyne.CanvasObject{}, opened: map[int]bool{}}
+		bubbles: map[int]fyne.CanvasObject{}, opened: map[int]bool{},
+		scaleFrames: map[evalSlot]*canvas.Rectangle{}, scaleRadios: map[evalSlot]*widget.RadioGroup{}}
 	if typ.Display.TurnLevel() {
 		p.positions = typ.Positions(len(dp.Turns))
 	} else {
@@ -191,6 +198,9 @@ func (p *evalPage) turnRow(pos int, t ev.Turn, annotatable bool) fyne.CanvasObje
 	bubble := container.NewStack(bg, text)
 	if annotatable {
 		p.bubbles[pos] = bubble
+	}
+	if p.firstTurn == nil {
+		p.firstTurn = bubble
 	}
 	var row fyne.CanvasObject
 	if t.AgentIdx() == 0 {
@@ -368,7 +378,7 @@ func (p *evalPage) refreshDialogueWidget() {
 				if _, err := strconv.Atoi(s); err != nil {
 					return
 				}
-				p.setFocus(i)
+				p.moveFocus(i, false)
 				p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: c.Label, Value: s})
 			}
 			grid.Add(container.NewBorder(nil, nil, widget.NewLabel(c.Label), nil, sel))

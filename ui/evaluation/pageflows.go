@@ -138,7 +138,7 @@ func (p *evalPage) helpLabel(question, x, y string) *widget.Label {
 
 func (p *evalPage) flowClick(pos int, t ev.Turn, c ev.FlowClick) {
 	p.edit(session.Edit{Turn: pos, Kind: session.EditFlow, Key: c.Question, Value: c.Answer, Click: c.Kind})
-	p.focusTurn(pos)
+	p.focusTurnBy(pos, false)
 	p.fillTurn(pos, t) // sub-flows appear or go (or the refused click is undone)
 }
 
@@ -150,7 +150,7 @@ func (p *evalPage) toggleLabel(pos int, t ev.Turn, value string, on bool) {
 	if !p.edit(session.Edit{Turn: pos, Kind: session.EditLabel, Key: value, Value: v}) {
 		p.fillTurn(pos, t) // the refused tick is undone
 	}
-	p.focusTurn(pos)
+	p.focusTurnBy(pos, false)
 }
 
 // scaleRow is one 1-5 question: its text, the five choices in a row and the scale's anchors.
@@ -162,11 +162,13 @@ func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(in
 	frame := canvas.NewRectangle(color.Transparent)
 	frame.StrokeWidth = 2
 	frame.CornerRadius = theme.InputRadiusSize()
-	if p.focus < len(p.slots) && p.slots[p.focus] == (evalSlot{turn, scale}) {
+	slot := evalSlot{turn, scale}
+	if p.focus < len(p.slots) && p.slots[p.focus] == slot {
 		frame.StrokeColor = theme.Color(theme.ColorNamePrimary)
 	}
 	radio := widget.NewRadioGroup(likertValues, nil)
 	radio.Horizontal = true
+	radio.Required = true // a second click on the answer keeps it (it is stored)
 	radio.Selected = value
 	radio.OnChanged = func(s string) {
 		v, err := strconv.Atoi(s)
@@ -174,12 +176,13 @@ func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(in
 			return
 		}
 		for i, sl := range p.slots {
-			if sl.turn == turn && sl.scale == scale {
-				p.setFocus(i)
+			if sl == slot {
+				p.moveFocus(i, false)
 			}
 		}
 		set(v)
 	}
+	p.scaleFrames[slot], p.scaleRadios[slot] = frame, radio
 	if turn >= 0 {
 		p.disableUnlessEditable(turn, radio)
 	}

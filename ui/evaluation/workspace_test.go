@@ -740,9 +740,10 @@ func TestEvalCollectionAssignmentRules(t *testing.T) {
 	}
 }
 
-// The per-page limit (annotation_duration_in_seconds): the page says when it is due; a Next
-// after it, or a resume after it, times the attempt out and gives the unit back to the pool;
-// Continue starts afresh.
+// The per-page limit (annotation_duration_in_seconds) as served participants have it (the
+// session's rule when it is not a desk session): the page says when it is due; a Next after
+// it, or a resume after it, times the attempt out and gives the unit back to the pool;
+// Continue starts afresh. (The desk's own rule: TestDeskPageClock.)
 func TestEvalPageTimeLimit(t *testing.T) {
 	w, _, st := evalTestWS(t)
 	imp := readExample(t, w, "flags")
@@ -752,6 +753,7 @@ func TestEvalPageTimeLimit(t *testing.T) {
 	w.create("limits", "imported", evalExample, p, "", nil)
 	ctx := context.Background()
 	s := w.session
+	s.core.Desk = false
 	var late time.Duration
 	s.setNow(func() time.Time { return time.Now().Add(late) })
 	s.signIn("slow")
