@@ -151,4 +151,3 @@ func TestEvaluationAnswersStayPutOnEveryPageKind(t *testing.T) {
 		win.Close()
 	}
 }
-
