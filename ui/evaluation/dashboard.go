@@ -137,8 +137,8 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 		container.NewBorder(nil, nil, container.NewHBox(d.computeBtn, widget.NewLabel("α level"), d.level),
 			container.NewHBox(d.cancelBtn, d.agreeCols.Chooser(d.ws.host.Window)),
 			container.NewVBox(d.statsBar, d.statsStatus)),
-		note("First two annotations per item: Krippendorff's α with its 95% bootstrap interval (1000 resamples), "+
-			"Fleiss' and Cohen's κ, percent agreement. ABC-Eval uses the ordinal level.")), nil, nil, nil, d.agreeCols.Fit())
+		note("First two annotations per item: Krippendorff's α with its 95% bootstrap interval, Fleiss' and Cohen's κ, percent agreement.")),
+		nil, nil, nil, d.agreeCols.Fit())
 	peopleBox := container.NewBorder(note("Select a participant for their actions (qualifications, unblock, return a unit)."), nil, nil, nil, d.peopleCols.Fit())
 	chartBox := container.NewBorder(note("One annotation per item: bar = value, line = 95% interval."), d.chartNote, nil, nil, container.NewVScroll(d.chart))
 	d.views = container.NewAppTabs(
@@ -147,7 +147,7 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 		container.NewTabItem("Label rates per bot", chartBox))
 	d.summary.Wrapping = fyne.TextWrapOff
 	d.summary.Truncation = fyne.TextTruncateEllipsis
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(importBtn, exportBtn), container.NewVBox(d.summary, d.progress))
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(importBtn, exportBtn)), container.NewVBox(d.summary, d.progress))
 	d.root = container.NewBorder(top, nil, nil, nil, d.views)
 	d.reload()
 	return d
@@ -190,6 +190,9 @@ func (d *evalDashboard) reload() {
 	}
 	d.participants = ps
 	d.people.Refresh()
+	if d.stats == nil && d.cancelStats == nil && info.Done == 0 {
+		d.statsStatus.SetText("No unit is done yet: agreement shows here once two annotators have done the same items.")
+	}
 }
 
 // peopleColumns head the participants table.

@@ -63,6 +63,8 @@ type evalPage struct {
 	// answering a later turn never folds a block above it (the list would jump).
 	opened map[int]bool
 	scroll *container.Scroll
+	// panel is the side panel's scroll, which holds dialogueBox (set by the session).
+	panel *container.Scroll
 	// dialogueBox holds the dialogue-level widget (Likert, comparative, ratings).
 	dialogueBox *fyne.Container
 }

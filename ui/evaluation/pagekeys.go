@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
@@ -107,7 +108,8 @@ func (p *evalPage) markTurns() {
 	}
 }
 
-// scrollToFocus brings the focused turn into view.
+// scrollToFocus brings the focused turn into view, and a focused dialogue-level question
+// into the side panel's view.
 func (p *evalPage) scrollToFocus() {
 	turn := p.focusedTurn()
 	if turn >= 0 && p.scroll != nil {
@@ -115,28 +117,36 @@ func (p *evalPage) scrollToFocus() {
 			p.scrollTo(f)
 		}
 	}
+	if turn < 0 && p.panel != nil && p.focus < len(p.slots) {
+		if f := p.scaleFrames[p.slots[p.focus]]; f != nil {
+			scrollIn(p.win, p.panel, f)
+		}
+	}
 }
 
 // scrollTo scrolls the dialogue so that o is in view.
-func (p *evalPage) scrollTo(o fyne.CanvasObject) {
-	if p.win == nil {
+func (p *evalPage) scrollTo(o fyne.CanvasObject) { scrollIn(p.win, p.scroll, o) }
+
+// scrollIn scrolls sc so that o (inside it) is in view.
+func scrollIn(win fyne.Window, sc *container.Scroll, o fyne.CanvasObject) {
+	if win == nil || sc == nil {
 		return
 	}
 	d := fyne.CurrentApp().Driver()
-	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(p.scroll.Content).Y
-	h := p.scroll.Size().Height
+	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(sc.Content).Y
+	h := sc.Size().Height
 	if h <= 0 {
 		return
 	}
-	off := p.scroll.Offset.Y
+	off := sc.Offset.Y
 	switch {
 	case top < off:
 		off = top
 	case top+o.Size().Height > off+h:
 		off = top + o.Size().Height - h
 	}
-	if off != p.scroll.Offset.Y {
-		p.scroll.ScrollToOffset(fyne.NewPos(0, off))
+	if off != sc.Offset.Y {
+		sc.ScrollToOffset(fyne.NewPos(0, off))
 	}
 }
 

@@ -149,12 +149,12 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	addrLabel := widget.NewLabelWithStyle("Address", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	bar := container.NewBorder(nil, nil, addrLabel, container.NewHBox(t.public, t.toggle), t.addr)
 	top := container.NewVBox(bar, t.status, widget.NewSeparator())
-	hint := widget.NewLabel("Select a row to copy its link, show it as a QR code, or revoke it.")
+	hint := widget.NewLabel("Select a row to copy its link, show it as a QR code or revoke it.")
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
 	links := container.NewBorder(
 		container.NewVBox(heading("Participant links"), container.NewBorder(nil, nil, nil, makeLinks, t.ids),
-			container.NewBorder(nil, nil, container.NewHBox(t.copyAllBtn, t.exportBtn), nil, hint)),
+			container.NewHBox(t.copyAllBtn, t.exportBtn), hint),
 		nil, nil, nil, t.cols.Fit())
 	roster := container.NewBorder(t.rosterNote, nil, nil, nil, t.rosterCols.Fit())
 	saveEnd := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), t.saveCompletion)

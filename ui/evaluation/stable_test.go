@@ -151,3 +151,34 @@ func TestEvaluationAnswersStayPutOnEveryPageKind(t *testing.T) {
 		win.Close()
 	}
 }
+
+// Answering a page's dialogue-level questions by keys moves the focus down the side panel; the
+// question the keys answer next is always in the panel's view, even where the panel cannot
+// show all of them.
+func TestEvaluationFocusedQuestionInView(t *testing.T) {
+	w, win, _ := sampleWS(t, fyne.NewSize(820, 420))
+	if err := w.StartTask(TaskResults); err != nil { // opens the sample project
+		t.Fatal(err)
+	}
+	w.tabs.SelectIndex(0)
+	p, _ := sampleDef(t)
+	ratings := p.Type("dialogue_ratings")
+	dp := p.Bundles[0].Datapoints[0]
+	ans := ev.NewAnswers(0)
+	pg := &session.Page{Datapoint: &dp, Type: ratings, Answers: ans, Positions: []int{}, Feedback: -1, Progress: "page"}
+	s := w.session
+	s.signIn("ada") // the training's first page; the page below is shown in its place
+	s.view = session.View{Screen: session.ScreenPage, Page: pg}
+	s.showPage(s.view)
+	s.page.onEdit = func(e session.Edit) bool { _, _, err := pg.Apply(e); return err == nil }
+	for i := range ratings.Scales {
+		f := s.page.scaleFrames[evalSlot{-1, i}]
+		if why := inView(win, f); why != "" {
+			t.Fatalf("question %d, focused: %s", i+1, why)
+		}
+		s.page.key(fyne.Key4)
+	}
+	if len(ans.Likert) != len(ratings.Scales) {
+		t.Fatalf("answers %v", ans.Likert)
+	}
+}

@@ -93,8 +93,8 @@ func (s *evalSession) sidePanel(pg *session.Page) fyne.CanvasObject {
 		items = append(items, widget.NewSeparator())
 	}
 	items = append(items, body, keys)
-	return container.NewBorder(nil, container.NewBorder(nil, nil, nil, out, who), nil, nil,
-		container.NewVScroll(container.NewVBox(items...)))
+	s.page.panel = container.NewVScroll(container.NewVBox(items...))
+	return container.NewBorder(nil, container.NewBorder(nil, nil, nil, out, who), nil, nil, s.page.panel)
 }
 
 func keyHelp(t *ev.AnnotationType) string {
