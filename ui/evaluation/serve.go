@@ -108,9 +108,9 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.doneURL = widget.NewEntry()
 	t.doneURL.SetText(op.p.Settings.CompletionURL)
 	t.doneURL.SetPlaceHolder("optional: where participants go at the end, https://…")
-	t.ids = widget.NewEntry()
-	t.ids.SetPlaceHolder("participant ids, comma-separated")
-	t.ids.OnSubmitted = func(string) { t.makeLinks() }
+	t.ids = widget.NewMultiLineEntry() // ids pasted one per line are taken as they are
+	t.ids.SetPlaceHolder("participant ids, comma-separated or one per line")
+	t.ids.SetMinRowsVisible(1)
 	t.table = widget.NewTable(
 		func() (int, int) { return len(t.links) + 1, t.cols.Len() },
 		func() fyne.CanvasObject { return truncLabel() },
