@@ -12,12 +12,14 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/samples"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -240,5 +242,86 @@ func TestEvaluationWordsForPeople(t *testing.T) {
 		if h := ev.DisplayName(ty.Title); strings.Contains(h, "_") {
 			t.Errorf("heading %q", h)
 		}
+	}
+}
+
+// labelsIn are the labels drawn under o (widgets' renderers included).
+func labelsIn(o fyne.CanvasObject) []*widget.Label {
+	var out []*widget.Label
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		if l, ok := o.(*widget.Label); ok {
+			out = append(out, l)
+			return
+		}
+		switch c := o.(type) {
+		case *fyne.Container:
+			for _, ch := range c.Objects {
+				walk(ch)
+			}
+		case fyne.Widget:
+			for _, ch := range test.WidgetRenderer(c).Objects() {
+				walk(ch)
+			}
+		}
+	}
+	walk(o)
+	return out
+}
+
+// The tables' headers are drawn whole ("units done", not "units d…") at every size, down to a
+// narrow window (where the optional columns make way).
+func TestEvaluationTableHeadersWhole(t *testing.T) {
+	for _, size := range append(taskSizes, fyne.NewSize(600, 520)) {
+		w, _, st := sampleWS(t, size)
+		addTwoAnnotators(t, w, st)
+		for _, c := range []struct {
+			task  string
+			view  int
+			table func() *widget.Table
+			heads []string
+		}{
+			{TaskResults, 0, func() *widget.Table { return w.dash.agreement }, ev.StatsColumns},
+			{TaskResults, 1, func() *widget.Table { return w.dash.people }, peopleColumns},
+			{TaskServe, -1, func() *widget.Table { return w.serve.table }, []string{"participant", "assignment", "link"}},
+		} {
+			if err := w.StartTask(c.task); err != nil {
+				t.Fatal(err)
+			}
+			if c.view >= 0 {
+				w.dash.views.SelectIndex(c.view)
+			}
+			heads := map[string]bool{}
+			for _, h := range c.heads {
+				heads[h] = true
+			}
+			seen := 0
+			for _, l := range labelsIn(c.table()) {
+				if !heads[l.Text] {
+					continue
+				}
+				seen++
+				need := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
+				if l.Size().Width+0.5 < need {
+					t.Errorf("%.0fx%.0f: header %q is %.0f px wide, its text needs %.0f", size.Width, size.Height, l.Text, l.Size().Width, need)
+				}
+			}
+			if seen < 2 {
+				t.Errorf("%.0fx%.0f %s: only %d headers drawn", size.Width, size.Height, c.task, seen)
+			}
+		}
+	}
+}
+
+// fitTitles widens a column to its title (in the theme's text), never narrows one.
+func TestFitTitles(t *testing.T) {
+	test.NewTempApp(t)
+	cols := fitTitles([]widgets.Column{{Title: "units done", Min: 10}, {Title: "x", Min: 300}})
+	need := fyne.MeasureText("units done", theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+	if cols[0].Min < need || cols[1].Min != 300 {
+		t.Fatalf("widths %v, %v (the title needs %.0f)", cols[0].Min, cols[1].Min, need)
 	}
 }
