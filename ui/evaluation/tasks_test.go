@@ -325,3 +325,31 @@ func TestFitTitles(t *testing.T) {
 		t.Fatalf("widths %v, %v (the title needs %.0f)", cols[0].Min, cols[1].Min, need)
 	}
 }
+
+// An open project's way back and name sit at the end of its tab bar where they fit (the tabs'
+// content gets the row), and in a row of their own on a narrow window.
+func TestProjectHeadingBesideTheTabs(t *testing.T) {
+	for _, c := range []struct {
+		width  float32
+		beside bool
+	}{{1024, true}, {uitest.Workspace.Width, true}, {480, false}} {
+		w, win, _ := sampleWS(t, fyne.NewSize(c.width, 520))
+		if err := w.StartTask(TaskResults); err != nil {
+			t.Fatal(err)
+		}
+		back := uitest.Find(w.Content(), func(b *widget.Button) bool { return b.Text == "Projects" })
+		var tabsY, backY float32
+		for _, o := range pathTo(win.Content(), w.tabs) {
+			tabsY += o.Position().Y
+		}
+		for _, o := range pathTo(win.Content(), back) {
+			backY += o.Position().Y
+		}
+		if beside := abs(tabsY-backY) < 1; beside != c.beside {
+			t.Errorf("width %.0f: tabs at y %.0f, Projects at y %.0f (beside: want %v)", c.width, tabsY, backY, c.beside)
+		}
+		if why := inView(win, back); why != "" {
+			t.Errorf("width %.0f: Projects %s", c.width, why)
+		}
+	}
+}
