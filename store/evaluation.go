@@ -214,6 +214,9 @@ func (r reader) EvalParticipant(ctx context.Context, projectID, id int64) (ev.Pa
 	if err != nil {
 		return ev.ParticipantSummary{}, err
 	}
+	if id == 0 || len(ps) == 0 { // id 0 lists every participant
+		return ev.ParticipantSummary{}, fmt.Errorf("project %d has no participant %d", projectID, id)
+	}
 	return ps[0], nil
 }
 

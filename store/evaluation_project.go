@@ -172,6 +172,7 @@ func (r reader) attempt(ctx context.Context, p *ev.Project, u ev.UnitRecord, bun
 		snap.Mistakes = result.Mistakes
 	}
 	a.Snapshots = []ev.Snapshot{snap}
+	a.TimedOut = state.IsTimedOut()
 	if u.Status == ev.UnitCompleted {
 		a.Final, a.FinalTime = &state, u.CompletedAt
 	}

@@ -295,3 +295,19 @@ func DialogueSpeakers(collection bool) (x, y string) {
 	}
 	return "Alex", "Sam"
 }
+
+// Instructions is the type's description as a participant reads it, SPEAKER_X and SPEAKER_Y
+// replaced by names: on a turn-level type the speaker of the turns it asks about and their
+// partner, on a dialogue-level type the names its questions use (DialogueSpeakers). The desktop
+// and the web pages both show it.
+func (t *AnnotationType) Instructions(collection bool) string {
+	x, y := DialogueSpeakers(collection)
+	if t.Display.TurnLevel() {
+		agent := 1 // the chatbot's turns (odd positions) unless the type asks about the other side
+		if t.Indices == Even {
+			agent = 0
+		}
+		x, y = FlowSpeakers(agent)
+	}
+	return Substitute(t.Description, x, y)
+}

@@ -62,6 +62,18 @@ type AttemptResult struct {
 	GoldMistakes int
 	// Chat is the collection session (collection attempts).
 	Chat *Chat
+	// TimedOut is set on an attempt that timed out at the desk and kept its answers (its
+	// answer state has TimedOutKey); its answers are exported, finished or not.
+	TimedOut bool
+}
+
+// TimedOutKey is the answer state's key that marks a unit which timed out at the desk with
+// its answers kept.
+const TimedOutKey = "timed_out"
+
+// IsTimedOut reports whether an answer state is marked timed out.
+func (s *AnswerState) IsTimedOut() bool {
+	return s != nil && string(s.Extra[TimedOutKey]) == "true"
 }
 
 // Apply returns the bundle's datapoints in the shown order with their shown type order.
@@ -506,30 +518,37 @@ type AnswerRow struct {
 	// in JSONL (Values).
 	Value  string   `json:"value"`
 	Values []string `json:"values,omitempty"`
+	// TimedOut marks answers of an attempt that timed out at the desk (kept, maybe unfinished).
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // AnswerRows flattens the final answers of attempts into rows, sorted by attempt, dialogue,
-// section, turn and key. names optionally pseudonymises participants.
+// section, turn and key; an attempt that timed out at the desk gives the answers it kept,
+// marked timed_out. names optionally pseudonymises participants.
 func AnswerRows(attempts []AttemptResult, names map[string]string) []AnswerRow {
 	var rows []AnswerRow
 	for _, a := range attempts {
-		if a.Final == nil {
+		final := a.Final
+		if final == nil && a.TimedOut && len(a.Snapshots) > 0 {
+			final = a.Snapshots[len(a.Snapshots)-1].State
+		}
+		if final == nil {
 			continue
 		}
-		idx := make([]int, 0, len(a.Final.Dialogues))
-		for i := range a.Final.Dialogues {
+		idx := make([]int, 0, len(final.Dialogues))
+		for i := range final.Dialogues {
 			idx = append(idx, i)
 		}
 		sort.Ints(idx)
 		for _, i := range idx {
-			d := a.Final.Dialogues[i]
+			d := final.Dialogues[i]
 			id := ""
 			if i < len(a.Shown) {
 				id = a.Shown[i].DialogueID
 			} else if a.Training != nil && i < len(a.Training.Dialogues) {
 				id = a.Training.Dialogues[i].DialogueID
 			}
-			base := AnswerRow{Participant: rename(names, a.Participant), Attempt: a.AttemptID, Kind: string(a.Kind), Dialogue: i, DialogueID: id, Turn: -1, AgentIdx: -1}
+			base := AnswerRow{Participant: rename(names, a.Participant), Attempt: a.AttemptID, Kind: string(a.Kind), Dialogue: i, DialogueID: id, Turn: -1, AgentIdx: -1, TimedOut: a.TimedOut}
 			pos := make([]string, 0, len(d.Data))
 			for k := range d.Data {
 				pos = append(pos, k)

@@ -226,3 +226,32 @@ func TestCSVAndJSONL(t *testing.T) {
 		t.Fatalf("jsonl %s", buf.String())
 	}
 }
+
+// An attempt that timed out at the desk keeps its answers: they are exported, unfinished, with
+// timed_out: true; a finished attempt's rows say nothing of it.
+func TestTimedOutAttemptsAreExported(t *testing.T) {
+	st := NewAnswerState("ada")
+	st.Dialogue(0).Likert = map[string]string{"quality": "4"}
+	var marked AnswerState
+	raw, _ := json.Marshal(st)
+	json.Unmarshal(raw, &marked)
+	marked.Extra = map[string]json.RawMessage{TimedOutKey: json.RawMessage("true")}
+	if !marked.IsTimedOut() || st.IsTimedOut() {
+		t.Fatal("IsTimedOut")
+	}
+	timedOut := AttemptResult{AttemptID: "0-1", Participant: "ada", TimedOut: marked.IsTimedOut(), Snapshots: []Snapshot{{State: &marked}}}
+	done := AttemptResult{AttemptID: "0-2", Participant: "bo", Final: st}
+	var buf bytes.Buffer
+	if err := WriteJSONL(&buf, AnswerRows([]AttemptResult{timedOut, done}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"participant":"ada"`) || !strings.Contains(lines[0], `"timed_out":true`) ||
+		strings.Contains(lines[1], "timed_out") || !strings.Contains(lines[0], `"value":"4"`) {
+		t.Fatalf("export:\n%s", buf.String())
+	}
+	// An unfinished attempt that did not time out has nothing to export.
+	if rows := AnswerRows([]AttemptResult{{Participant: "cy", Snapshots: []Snapshot{{State: st}}}}, nil); len(rows) != 0 {
+		t.Fatalf("an unfinished attempt exported %+v", rows)
+	}
+}

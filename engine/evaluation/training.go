@@ -3,11 +3,13 @@ package evaluation
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
-// TrainingDisplayName is the name the training pages use for a type title: the original's
-// names for its built-in types, the title itself otherwise (the original showed nothing).
-func TrainingDisplayName(title string) string {
+// DisplayName is the name pages and headings use for a type title: the original's names for
+// its built-in types, else the title made readable ("dialogue_ratings" is "Dialogue ratings",
+// "quality_comparative" is "Quality: comparison"); the title itself stays the storage key.
+func DisplayName(title string) string {
 	switch title {
 	case "grammar":
 		return "Interpretability"
@@ -26,7 +28,24 @@ func TrainingDisplayName(title string) string {
 	case "personal_information":
 		return "Personal Information"
 	}
-	return title
+	// The catalogue's dimension types are "<stem>_likert", "<stem>_likert_turn" and
+	// "<stem>_comparative".
+	stem, kind := title, ""
+	for _, k := range []struct{ suffix, kind string }{{"_likert_turn", "rating per turn"}, {"_likert", "rating"}, {"_comparative", "comparison"}} {
+		if s, ok := strings.CutSuffix(title, k.suffix); ok && s != "" {
+			stem, kind = s, k.kind
+			break
+		}
+	}
+	words := strings.Join(strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }), " ")
+	if words == "" {
+		return title
+	}
+	words = strings.ToUpper(words[:1]) + words[1:]
+	if kind != "" {
+		return words + ": " + kind
+	}
+	return words
 }
 
 // TrainingStep is the kind of page a training shows.
@@ -116,15 +135,15 @@ func (f *TrainingFlow) FeedbackTurn() (pos int, explanation string, correct *Tru
 // Message is the text of the current page (the UI adds the widgets). The mistakes page shows
 // the real pass threshold (quirk 5: the original always said 1).
 func (f *TrainingFlow) Message() string {
-	name := TrainingDisplayName(f.Training.TypeName)
+	name := DisplayName(f.Training.TypeName)
 	switch f.Step {
 	case StepIntro:
 		return fmt.Sprintf("You will now annotate three training conversations for %s, with feedback after each. The third one is graded. Begin %s.", name, name)
 	case StepDialogue:
 		return fmt.Sprintf("Training conversation %d of 3", f.Dialogue+1)
 	case StepMistakes:
-		return fmt.Sprintf("You made %d mistakes on the last %s training round. Your goal is to make no more than %d mistakes per training round.",
-			len(f.Mistakes[f.Dialogue]), name, f.Training.Dialogues[2].PassCriteria)
+		return fmt.Sprintf("You made %s on the last %s training round. Your goal is to make no more than %s per training round.",
+			plural(len(f.Mistakes[f.Dialogue]), "mistake"), name, plural(f.Training.Dialogues[2].PassCriteria, "mistake"))
 	case StepFeedback:
 		return fmt.Sprintf("You are on feedback %d out of %d", f.Feedback+1, len(f.Mistakes[f.Dialogue]))
 	case StepInterlude:
@@ -136,8 +155,8 @@ func (f *TrainingFlow) Message() string {
 		}
 		return "Test Round! The next conversation is graded: it decides whether you can work on this task."
 	case StepFailed:
-		return fmt.Sprintf("Better luck next time. You made %d mistakes in the graded conversation; at most %d were allowed.",
-			len(f.Mistakes[2]), f.Training.Dialogues[2].PassCriteria)
+		return fmt.Sprintf("Better luck next time. You made %s in the graded conversation; at most %d %s allowed.",
+			plural(len(f.Mistakes[2]), "mistake"), f.Training.Dialogues[2].PassCriteria, map[bool]string{true: "was", false: "were"}[f.Training.Dialogues[2].PassCriteria == 1])
 	case StepPassed:
 		return fmt.Sprintf("Congratulations! You passed the %s training and can now work on the real task.", name)
 	}

@@ -35,7 +35,7 @@ func TestTrainingFlowPassWithFeedback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(f.Message(), "Begin flags") {
+	if !strings.Contains(f.Message(), "Begin Flags") {
 		t.Errorf("intro %q", f.Message())
 	}
 	f.Next()
@@ -44,7 +44,7 @@ func TestTrainingFlowPassWithFeedback(t *testing.T) {
 	if f.Step != StepMistakes || len(f.Mistakes[0]) != 1 || f.Mistakes[0][0] != 3 {
 		t.Fatalf("step %s mistakes %v", f.Step, f.Mistakes)
 	}
-	if !strings.Contains(f.Message(), "You made 1 mistakes") || !strings.Contains(f.Message(), "no more than 1") {
+	if !strings.Contains(f.Message(), "You made 1 mistake on") || !strings.Contains(f.Message(), "no more than 1 mistake per") {
 		t.Errorf("mistakes page %q", f.Message())
 	}
 	f.Next()
@@ -109,8 +109,37 @@ func TestTrainingFlowFailSkipsFeedback(t *testing.T) {
 	}
 }
 
-func TestTrainingDisplayName(t *testing.T) {
-	if TrainingDisplayName("grammar") != "Interpretability" || TrainingDisplayName("mine") != "mine" {
-		t.Fatal("display names")
+// Type titles are storage keys; pages and headings show them as words (issue #26: the sample
+// showed "dialogue_ratings" and "quality_comparative" as headings).
+func TestDisplayName(t *testing.T) {
+	for title, want := range map[string]string{
+		"grammar": "Interpretability", "mine": "Mine", "dialogue_ratings": "Dialogue ratings",
+		"quality_comparative": "Quality: comparison", "relevant_likert": "Relevant: rating",
+		"engaging_likert_turn": "Engaging: rating per turn", "consistency": "Consistency", "_": "_",
+	} {
+		if got := DisplayName(title); got != want {
+			t.Errorf("DisplayName(%q) = %q, want %q", title, got, want)
+		}
+	}
+}
+
+// The instructions name the speakers: no literal SPEAKER_X or SPEAKER_Y reaches a page.
+func TestInstructionsNameTheSpeakers(t *testing.T) {
+	c, err := Catalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ty := range c.BehaviourTypes {
+		got := ty.Instructions(false)
+		if strings.Contains(got, "SPEAKER_") {
+			t.Errorf("%s: %q", ty.Name, got)
+		}
+		if ty.Name == "consistency" && !strings.Contains(got, "what Sam said") {
+			t.Errorf("consistency: the partner of the chatbot's turns is Sam: %q", got)
+		}
+	}
+	d := &AnnotationType{Display: LikertDialogue, Description: "How does SPEAKER_X treat SPEAKER_Y?"}
+	if got := d.Instructions(true); got != "How does your partner treat you?" {
+		t.Errorf("collection: %q", got)
 	}
 }

@@ -178,7 +178,8 @@ func (c *evalChat) showOnline(pg *session.Page) {
 	page.refocus = func() {}
 	s.page = page
 	s.i, s.a = pg.Dialogue, 0
-	c.center.Objects = []fyne.CanvasObject{page.content()}
+	dialogue := page.content() // (an online type asks about turns; a dialogue-level widget goes under them)
+	c.center.Objects = []fyne.CanvasObject{container.NewBorder(nil, page.dialogueBox, nil, nil, dialogue)}
 	c.center.Refresh()
 	page.scroll.ScrollToBottom()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -48,6 +49,8 @@ type evalDashboard struct {
 	cancelStats context.CancelFunc
 	// statsRun numbers the computations, so that a superseded one leaves the screen alone.
 	statsRun int
+	// views are the tab's agreement, participants and label-rate views.
+	views *container.AppTabs
 }
 
 func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
@@ -63,9 +66,9 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 		},
 	)
 	// every column the table has room for, the rest by Columns… (optional ones make way first)
-	d.peopleCols = widgets.NewColumns([]widgets.Column{{Title: "participant", Min: 110, Weight: 1}, {Title: "units done", Min: 80},
+	d.peopleCols = widgets.NewColumns(fitTitles([]widgets.Column{{Title: "participant", Min: 110, Weight: 1}, {Title: "units done", Min: 80},
 		{Title: "in progress", Min: 84}, {Title: "screening", Min: 110, Weight: 1, Optional: true},
-		{Title: "gold checks", Min: 100, Optional: true}, {Title: "qualifications", Min: 120, Weight: 1, Optional: true}}, d.people)
+		{Title: "gold checks", Min: 100, Optional: true}, {Title: "qualifications", Min: 120, Weight: 1, Optional: true}}), d.people)
 	d.people.OnSelected = func(id widget.TableCellID) {
 		d.people.UnselectAll()
 		if id.Row > 0 && id.Row-1 < len(d.participants) {
@@ -95,7 +98,7 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 		c.Optional = i >= 4 // Fleiss κ, Cohen κ, agreement, note make way first
 		agreeCols = append(agreeCols, c)
 	}
-	d.agreeCols = widgets.NewColumns(agreeCols, d.agreement)
+	d.agreeCols = widgets.NewColumns(fitTitles(agreeCols), d.agreement)
 	d.chart = container.NewVBox()
 	d.chartNote = widget.NewLabel("")
 	d.chartNote.Wrapping = fyne.TextWrapWord
@@ -111,32 +114,53 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	d.cancelBtn.Hide()
 
 	importBtn := widget.NewButtonWithIcon("Import results…", theme.DownloadIcon(), d.chooseResults)
-	exports := container.NewHBox(importBtn, widget.NewLabel("Export:"),
-		widget.NewButtonWithIcon("Original results…", theme.DocumentSaveIcon(), func() { d.export("original") }),
-		widget.NewButtonWithIcon("CSV…", theme.DocumentSaveIcon(), func() { d.export("csv") }),
-		widget.NewButtonWithIcon("JSONL…", theme.DocumentSaveIcon(), func() { d.export("jsonl") }),
-	)
-	// Headings wrap: a long one must not set the window's minimum width.
-	head := func(s string) fyne.CanvasObject {
-		l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	var exportBtn *widget.Button
+	exportBtn = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), func() {
+		menu := fyne.NewMenu("",
+			fyne.NewMenuItem("Original results (runs folder)…", func() { d.export("original") }),
+			fyne.NewMenuItem("CSV…", func() { d.export("csv") }),
+			fyne.NewMenuItem("JSONL…", func() { d.export("jsonl") }))
+		if win := d.ws.host.Window(); win != nil {
+			widget.ShowPopUpMenuAtRelativePosition(menu, win.Canvas(), fyne.NewPos(0, exportBtn.Size().Height), exportBtn)
+		}
+	})
+	note := func(s string) *widget.Label {
+		l := widget.NewLabel(s)
 		l.Wrapping = fyne.TextWrapWord
+		l.Importance = widget.LowImportance
 		return l
 	}
-	peopleBox := container.NewBorder(head("Participants (select one for actions)"), nil, nil, nil, d.peopleCols.Fit())
+	// Three views, each with the height of the tab: the agreement table (what a study is run
+	// for), the participants, the label rates per bot. Stacking them in splits left each table
+	// a strip without rows at 1024x700.
 	agreeBox := container.NewBorder(container.NewVBox(
-		head("Agreement per label: first two annotations per item, Krippendorff's α with 95% bootstrap CI (1000 resamples), Fleiss' and Cohen's κ, percent agreement"),
-		container.NewBorder(nil, nil, container.NewHBox(d.computeBtn, widget.NewLabel("α level (ABC-Eval: ordinal)"), d.level),
+		container.NewBorder(nil, nil, container.NewHBox(d.computeBtn, widget.NewLabel("α level"), d.level),
 			container.NewHBox(d.cancelBtn, d.agreeCols.Chooser(d.ws.host.Window)),
-			container.NewVBox(d.statsBar, d.statsStatus))), nil, nil, nil, d.agreeCols.Fit())
-	chartBox := container.NewBorder(head("Label rates per bot: one annotation per item, bar = value, line = 95% interval"), d.chartNote, nil, nil, container.NewVScroll(d.chart))
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, exports, d.summary), d.progress)
-	upper := container.NewHSplit(peopleBox, chartBox)
-	upper.Offset = 0.45
-	split := container.NewVSplit(upper, agreeBox)
-	split.Offset = 0.42
-	d.root = container.NewBorder(top, nil, nil, nil, split)
+			container.NewVBox(d.statsBar, d.statsStatus)),
+		note("First two annotations per item: Krippendorff's α with its 95% bootstrap interval, Fleiss' and Cohen's κ, percent agreement.")),
+		nil, nil, nil, d.agreeCols.Fit())
+	peopleBox := container.NewBorder(note("Select a participant for their actions (qualifications, unblock, return a unit)."), nil, nil, nil, d.peopleCols.Fit())
+	chartBox := container.NewBorder(note("One annotation per item: bar = value, line = 95% interval."), d.chartNote, nil, nil, container.NewVScroll(d.chart))
+	d.views = container.NewAppTabs(
+		container.NewTabItem("Agreement", agreeBox),
+		container.NewTabItem("Participants", peopleBox),
+		container.NewTabItem("Label rates per bot", chartBox))
+	d.summary.Wrapping = fyne.TextWrapOff
+	d.summary.Truncation = fyne.TextTruncateEllipsis
+	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(importBtn, exportBtn)), container.NewVBox(d.summary, d.progress))
+	d.root = container.NewBorder(top, nil, nil, nil, d.views)
 	d.reload()
 	return d
+}
+
+// fitTitles widens columns to their titles, so that no header is cut ("units d…").
+func fitTitles(cols []widgets.Column) []widgets.Column {
+	pad := 2*theme.Padding() + 2*theme.InnerPadding() // the cell's label and the table's own
+	for i, c := range cols {
+		w := fyne.MeasureText(c.Title, theme.TextSize(), fyne.TextStyle{}).Width + pad
+		cols[i].Min = max(c.Min, float32(math.Ceil(float64(w))))
+	}
+	return cols
 }
 
 // truncLabel is a table cell that ends long text with an ellipsis instead of overflowing.
@@ -166,6 +190,9 @@ func (d *evalDashboard) reload() {
 	}
 	d.participants = ps
 	d.people.Refresh()
+	if d.stats == nil && d.cancelStats == nil && info.Done == 0 {
+		d.statsStatus.SetText("No unit is done yet: agreement shows here once two annotators have done the same items.")
+	}
 }
 
 // peopleColumns head the participants table.

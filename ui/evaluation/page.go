@@ -51,7 +51,20 @@ type evalPage struct {
 	focus   int // index in slots
 	boxes   map[int]*fyne.Container
 	frames  map[int]*canvas.Rectangle
-	scroll  *container.Scroll
+	// bubbles are the annotatable turns' messages (the turn being rated).
+	bubbles map[int]fyne.CanvasObject
+	// scaleFrames and scaleRadios are the 1-5 questions on show: the frame marking the one the
+	// keys answer, and its choices.
+	scaleFrames map[evalSlot]*canvas.Rectangle
+	scaleRadios map[evalSlot]*widget.RadioGroup
+	// firstTurn is the dialogue's first message (what a dialogue-level page rates starts there).
+	firstTurn fyne.CanvasObject
+	// opened are the button_flow blocks opened on this page: they stay open, so that
+	// answering a later turn never folds a block above it (the list would jump).
+	opened map[int]bool
+	scroll *container.Scroll
+	// panel is the side panel's scroll, which holds dialogueBox (set by the session).
+	panel *container.Scroll
 	// dialogueBox holds the dialogue-level widget (Likert, comparative, ratings).
 	dialogueBox *fyne.Container
 }
@@ -64,7 +77,9 @@ type evalSlot struct {
 
 func newEvalPage(win fyne.Window, dp *ev.Datapoint, typ *ev.AnnotationType, ans *ev.Answers, collection bool) *evalPage {
 	p := &evalPage{win: win, dp: dp, typ: typ, ans: ans, collection: collection,
-		boxes: map[int]*fyne.Container{}, frames: map[int]*canvas.Rectangle{}, choices: map[int][]func(){}}
+		boxes: map[int]*fyne.Container{}, frames: map[int]*canvas.Rectangle{}, choices: map[int][]func(){},
+		bubbles: map[int]fyne.CanvasObject{}, opened: map[int]bool{},
+		scaleFrames: map[evalSlot]*canvas.Rectangle{}, scaleRadios: map[evalSlot]*widget.RadioGroup{}}
 	if typ.Display.TurnLevel() {
 		p.positions = typ.Positions(len(dp.Turns))
 	} else {
@@ -130,8 +145,9 @@ func (p *evalPage) setFeedback(mistakes []int, explanations map[int]string, trut
 	p.focus = 0
 }
 
-// content builds the page: the dialogue (or the pair) with its turns, and the dialogue-level
-// widget.
+// content builds the page's dialogue (or the pair) with its turns and their widgets, in a
+// scroll of its own; the dialogue-level widget (Likert, comparative, ratings) is built into
+// dialogueBox, which the session places beside it.
 func (p *evalPage) content() fyne.CanvasObject {
 	p.dialogueBox = container.NewVBox()
 	p.refreshDialogueWidget()
@@ -147,7 +163,7 @@ func (p *evalPage) content() fyne.CanvasObject {
 		p.scroll = container.NewVScroll(p.dialogueColumn("", p.dp.Turns, true))
 	}
 	p.highlightFocus()
-	return container.NewBorder(nil, p.dialogueBox, nil, nil, p.scroll)
+	return p.scroll
 }
 
 func (p *evalPage) dialogueColumn(title string, turns []ev.Turn, annotated bool) fyne.CanvasObject {
@@ -182,6 +198,12 @@ func (p *evalPage) turnRow(pos int, t ev.Turn, annotatable bool) fyne.CanvasObje
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	bg.CornerRadius = theme.InputRadiusSize()
 	bubble := container.NewStack(bg, text)
+	if annotatable {
+		p.bubbles[pos] = bubble
+	}
+	if p.firstTurn == nil {
+		p.firstTurn = bubble
+	}
 	var row fyne.CanvasObject
 	if t.AgentIdx() == 0 {
 		row = container.New(&leadingGap{fraction: 0.18}, container.NewPadded(bubble))
@@ -332,7 +354,6 @@ func (p *evalPage) refreshDialogueWidget() {
 		q := widget.NewLabelWithStyle(ev.Substitute(p.typ.Question, x, y), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		q.Wrapping = fyne.TextWrapWord
 		radio := widget.NewRadioGroup(p.typ.Comparisons, nil)
-		radio.Horizontal = true
 		radio.Selected = p.ans.Comparative[p.typ.Question] // shown again after a re-render (quirk 8 fixed)
 		radio.OnChanged = func(s string) {
 			if s == "" {
@@ -359,15 +380,12 @@ func (p *evalPage) refreshDialogueWidget() {
 				if _, err := strconv.Atoi(s); err != nil {
 					return
 				}
-				p.setFocus(i)
+				p.moveFocus(i, false)
 				p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: c.Label, Value: s})
 			}
 			grid.Add(container.NewBorder(nil, nil, widget.NewLabel(c.Label), nil, sel))
 		}
 		objs = append(objs, grid)
-	}
-	if len(objs) > 0 {
-		objs = append([]fyne.CanvasObject{widget.NewSeparator()}, objs...)
 	}
 	p.dialogueBox.Objects = objs
 	p.dialogueBox.Refresh()

@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"image/color"
 	"maps"
 	"slices"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
@@ -22,15 +24,16 @@ import (
 // flowOpen says whether a turn's button_flow block is open: the original's rule (the engine's
 // OpenBlocks: the last answered turn and the next one), and the turn the keyboard is on.
 func (p *evalPage) flowOpen(pos int) bool {
-	if p.focusedTurn() == pos {
-		return true
-	}
+	open := p.opened[pos] || p.focusedTurn() == pos
 	for _, q := range ev.OpenBlocks(p.typ, p.ans, p.positions) {
 		if q == pos {
-			return true
+			open = true
 		}
 	}
-	return false
+	if open {
+		p.opened[pos] = true // it stays open: folding it would move what is below
+	}
+	return open
 }
 
 // flowObjects renders a question flow for one turn: radio questions as their (substituted)
@@ -136,7 +139,7 @@ func (p *evalPage) helpLabel(question, x, y string) *widget.Label {
 
 func (p *evalPage) flowClick(pos int, t ev.Turn, c ev.FlowClick) {
 	p.edit(session.Edit{Turn: pos, Kind: session.EditFlow, Key: c.Question, Value: c.Answer, Click: c.Kind})
-	p.focusTurn(pos)
+	p.focusTurnBy(pos, false)
 	p.fillTurn(pos, t) // sub-flows appear or go (or the refused click is undone)
 }
 
@@ -148,19 +151,25 @@ func (p *evalPage) toggleLabel(pos int, t ev.Turn, value string, on bool) {
 	if !p.edit(session.Edit{Turn: pos, Kind: session.EditLabel, Key: value, Value: v}) {
 		p.fillTurn(pos, t) // the refused tick is undone
 	}
-	p.focusTurn(pos)
+	p.focusTurnBy(pos, false)
 }
 
 // scaleRow is one 1-5 question: its text, the five choices in a row and the scale's anchors.
 func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(int)) fyne.CanvasObject {
 	q := widget.NewLabel(question)
 	q.Wrapping = fyne.TextWrapWord
-	if p.focus < len(p.slots) && p.slots[p.focus] == (evalSlot{turn, scale}) {
-		q.TextStyle.Bold = true // the question keys 1-5 answer
-		q.SetText("▸ " + question)
+	// The question keys 1-5 answer is framed; its text keeps its style, so that nothing
+	// rewraps and moves when the focus moves on after an answer.
+	frame := canvas.NewRectangle(color.Transparent)
+	frame.StrokeWidth = 2
+	frame.CornerRadius = theme.InputRadiusSize()
+	slot := evalSlot{turn, scale}
+	if p.focus < len(p.slots) && p.slots[p.focus] == slot {
+		frame.StrokeColor = theme.Color(theme.ColorNamePrimary)
 	}
 	radio := widget.NewRadioGroup(likertValues, nil)
 	radio.Horizontal = true
+	radio.Required = true // a second click on the answer keeps it (it is stored)
 	radio.Selected = value
 	radio.OnChanged = func(s string) {
 		v, err := strconv.Atoi(s)
@@ -168,12 +177,13 @@ func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(in
 			return
 		}
 		for i, sl := range p.slots {
-			if sl.turn == turn && sl.scale == scale {
-				p.setFocus(i)
+			if sl == slot {
+				p.moveFocus(i, false)
 			}
 		}
 		set(v)
 	}
+	p.scaleFrames[slot], p.scaleRadios[slot] = frame, radio
 	if turn >= 0 {
 		p.disableUnlessEditable(turn, radio)
 	}
@@ -181,9 +191,10 @@ func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(in
 	if a := anchors(p.typ.LabelDetails); a != "" {
 		l := widget.NewLabel(a)
 		l.Importance = widget.LowImportance
+		l.Wrapping = fyne.TextWrapWord
 		row.Add(l)
 	}
-	return row
+	return container.NewStack(frame, row)
 }
 
 // anchors formats label_details as scale anchors: "1 = not at all · 5 = completely".

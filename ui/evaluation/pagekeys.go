@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
@@ -21,43 +22,78 @@ func (p *evalPage) focusedTurn() int {
 	return p.slots[p.focus].turn
 }
 
-// focusTurn moves the keyboard focus to the first slot of a turn (used when resuming).
-func (p *evalPage) focusTurn(turn int) {
+// focusTurn moves the keyboard focus to the first slot of a turn (used when resuming), bringing
+// it into view.
+func (p *evalPage) focusTurn(turn int) { p.focusTurnBy(turn, true) }
+
+// focusTurnBy moves the focus to a turn; scroll brings it into view (the keyboard's moves), a
+// click leaves the list where it is, so that nothing moves under the pointer.
+func (p *evalPage) focusTurnBy(turn int, scroll bool) {
 	for i, s := range p.slots {
 		if s.turn == turn {
-			p.setFocus(i)
+			p.moveFocus(i, scroll)
 			return
 		}
 	}
 }
 
-// setFocus moves the keyboard to slot i and marks its turn.
-func (p *evalPage) setFocus(i int) {
+// setFocus moves the keyboard to slot i, marks it and brings it into view.
+func (p *evalPage) setFocus(i int) { p.moveFocus(i, true) }
+
+// moveFocus moves the keyboard to slot i and marks its turn and question; scroll brings the
+// turn into view. Widgets are not rebuilt for it (only a button_flow block opens), so the
+// answers on show keep their places.
+func (p *evalPage) moveFocus(i int, scroll bool) {
 	if i < 0 || i >= len(p.slots) {
 		return
 	}
 	before := p.focusedTurn()
 	p.focus = i
 	after := p.focusedTurn()
-	scales := p.typ.Display == ev.LikertTurn || p.typ.Display == ev.ForeachSelect
-	if (after != before && p.typ.Display.Collapsible()) || scales {
-		// button_flow opens the focused turn's block; scales mark the focused question
+	if after != before && p.typ.Display.Collapsible() {
+		// button_flow opens the focused turn's block (blocks once open stay open)
 		for _, pos := range []int{before, after} {
 			if pos >= 0 && pos < len(p.dp.Turns) {
 				p.fillTurn(pos, p.dp.Turns[pos])
 			}
 		}
 	}
-	if p.typ.Display == ev.LikertDialogue || p.typ.Display == ev.ForeachSelectDialogue {
-		p.refreshDialogueWidget()
+	p.markScales()
+	p.markTurns()
+	if scroll {
+		p.scrollToFocus()
 	}
-	p.highlightFocus()
 	if after != before && p.onFocus != nil {
 		p.onFocus(after)
 	}
 }
 
+// markScales frames the 1-5 question the number keys answer.
+func (p *evalPage) markScales() {
+	var cur evalSlot
+	if p.focus >= 0 && p.focus < len(p.slots) {
+		cur = p.slots[p.focus]
+	}
+	for slot, f := range p.scaleFrames {
+		c := color.Color(color.Transparent)
+		if slot == cur {
+			c = theme.Color(theme.ColorNamePrimary)
+		}
+		if f.StrokeColor != c {
+			f.StrokeColor = c
+			f.Refresh()
+		}
+	}
+}
+
+// highlightFocus marks the focused turn and brings it into view.
 func (p *evalPage) highlightFocus() {
+	p.markTurns()
+	p.scrollToFocus()
+}
+
+// markTurns frames the focused turn (and, in feedback, the turns to correct).
+func (p *evalPage) markTurns() {
 	turn := p.focusedTurn()
 	for pos, f := range p.frames {
 		switch {
@@ -70,33 +106,47 @@ func (p *evalPage) highlightFocus() {
 		}
 		f.Refresh()
 	}
+}
+
+// scrollToFocus brings the focused turn into view, and a focused dialogue-level question
+// into the side panel's view.
+func (p *evalPage) scrollToFocus() {
+	turn := p.focusedTurn()
 	if turn >= 0 && p.scroll != nil {
 		if f := p.frames[turn]; f != nil {
 			p.scrollTo(f)
 		}
 	}
+	if turn < 0 && p.panel != nil && p.focus < len(p.slots) {
+		if f := p.scaleFrames[p.slots[p.focus]]; f != nil {
+			scrollIn(p.win, p.panel, f)
+		}
+	}
 }
 
 // scrollTo scrolls the dialogue so that o is in view.
-func (p *evalPage) scrollTo(o fyne.CanvasObject) {
-	if p.win == nil {
+func (p *evalPage) scrollTo(o fyne.CanvasObject) { scrollIn(p.win, p.scroll, o) }
+
+// scrollIn scrolls sc so that o (inside it) is in view.
+func scrollIn(win fyne.Window, sc *container.Scroll, o fyne.CanvasObject) {
+	if win == nil || sc == nil {
 		return
 	}
 	d := fyne.CurrentApp().Driver()
-	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(p.scroll.Content).Y
-	h := p.scroll.Size().Height
+	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(sc.Content).Y
+	h := sc.Size().Height
 	if h <= 0 {
 		return
 	}
-	off := p.scroll.Offset.Y
+	off := sc.Offset.Y
 	switch {
 	case top < off:
 		off = top
 	case top+o.Size().Height > off+h:
 		off = top + o.Size().Height - h
 	}
-	if off != p.scroll.Offset.Y {
-		p.scroll.ScrollToOffset(fyne.NewPos(0, off))
+	if off != sc.Offset.Y {
+		sc.ScrollToOffset(fyne.NewPos(0, off))
 	}
 }
 
@@ -161,6 +211,14 @@ func (p *evalPage) choose(n int) bool {
 	return true
 }
 
+// showScale shows a 1-5 question's answer in its choices (in place: the widgets stay).
+func (p *evalPage) showScale(s evalSlot, value string) {
+	if r := p.scaleRadios[s]; r != nil && r.Selected != value {
+		r.Selected = value
+		r.Refresh()
+	}
+}
+
 // answerScale answers the focused 1-5 question with v and moves to the next one.
 func (p *evalPage) answerScale(v int) bool {
 	if p.focus >= len(p.slots) {
@@ -175,15 +233,15 @@ func (p *evalPage) answerScale(v int) bool {
 	case ev.LikertTurn:
 		sc := p.typ.Scales[s.scale]
 		p.edit(session.Edit{Turn: s.turn, Kind: session.EditScale, Key: sc.Label, Value: val})
-		p.fillTurn(s.turn, p.dp.Turns[s.turn])
+		p.showScale(s, p.ans.TurnAt(s.turn).String(sc.Label))
 	case ev.ForeachSelect:
 		c := p.typ.Choices[s.scale]
 		p.edit(session.Edit{Turn: s.turn, Kind: session.EditScale, Key: c.Value, Value: val})
-		p.fillTurn(s.turn, p.dp.Turns[s.turn])
+		p.showScale(s, p.ans.TurnAt(s.turn).String(c.Value))
 	case ev.LikertDialogue:
 		sc := p.typ.Scales[s.scale]
 		p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: sc.Label, Value: val})
-		p.refreshDialogueWidget()
+		p.showScale(s, p.ans.Likert[sc.Label])
 	case ev.ForeachSelectDialogue:
 		c := p.typ.Choices[s.scale]
 		p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: c.Label, Value: val})

@@ -2,11 +2,16 @@ package evaluation
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -60,6 +65,8 @@ type serveTab struct {
 	rosterTbl  *widget.Table
 	rosterCols *widgets.Columns
 	rosterNote *widget.Label
+	// side shows the roster, or the study link and the end of the study.
+	side *container.AppTabs
 }
 
 type linkRow struct{ id, assignment, link string }
@@ -91,6 +98,7 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.toggle.Importance = widget.HighImportance
 	t.status = widget.NewLabel("")
 	t.status.Wrapping = fyne.TextWrapWord
+	t.status.Importance = widget.LowImportance
 	t.study = widget.NewEntry()
 	t.study.Disable()
 
@@ -100,16 +108,16 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.doneURL = widget.NewEntry()
 	t.doneURL.SetText(op.p.Settings.CompletionURL)
 	t.doneURL.SetPlaceHolder("optional: where participants go at the end, https://…")
-	t.ids = widget.NewMultiLineEntry()
-	t.ids.SetPlaceHolder("participant ids, one per line or comma-separated")
-	t.ids.SetMinRowsVisible(3)
+	t.ids = widget.NewMultiLineEntry() // ids pasted one per line are taken as they are
+	t.ids.SetPlaceHolder("participant ids, comma-separated or one per line")
+	t.ids.SetMinRowsVisible(1)
 	t.table = widget.NewTable(
 		func() (int, int) { return len(t.links) + 1, t.cols.Len() },
 		func() fyne.CanvasObject { return truncLabel() },
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			o.(*widget.Label).SetText(t.linkCell(id.Row, t.cols.Index(id.Col)))
 		})
-	t.cols = widgets.NewColumns(linkColumns, t.table)
+	t.cols = widgets.NewColumns(fitTitles(linkColumns), t.table)
 	t.table.OnSelected = func(id widget.TableCellID) {
 		t.table.UnselectAll()
 		if id.Row > 0 && id.Row-1 < len(t.links) {
@@ -123,7 +131,7 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			o.(*widget.Label).SetText(t.rosterCell(id.Row, t.rosterCols.Index(id.Col)))
 		})
-	t.rosterCols = widgets.NewColumns(rosterColumns, t.rosterTbl)
+	t.rosterCols = widgets.NewColumns(fitTitles(rosterColumns), t.rosterTbl)
 	t.rosterNote = widget.NewLabel("Nobody has opened a link yet.")
 	t.rosterNote.Importance = widget.LowImportance
 
@@ -134,29 +142,33 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.exportBtn.Disable()
 	copyStudy := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { t.copy(t.study.Text) })
 
-	form := widget.NewForm(
-		widget.NewFormItem("Address", t.addr),
-		widget.NewFormItem("", t.public),
-		widget.NewFormItem("Links carry", t.url),
-	)
+	// The task at hand stays in view: the address and Serve (with what serving is doing) on
+	// top, the participants' links and the roster side by side under it, each table with the
+	// height left; the rarer settings (a tunnel's address, the end of the study) in a tab of
+	// their own beside the roster.
+	addrLabel := widget.NewLabelWithStyle("Address", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	bar := container.NewBorder(nil, nil, addrLabel, container.NewHBox(t.public, t.toggle), t.addr)
+	top := container.NewVBox(bar, t.status, widget.NewSeparator())
+	hint := widget.NewLabel("Select a row to copy its link, show it as a QR code or revoke it.")
+	hint.Importance = widget.LowImportance
+	hint.Truncation = fyne.TextTruncateEllipsis
+	links := container.NewBorder(
+		container.NewVBox(heading("Participant links"), container.NewBorder(nil, nil, nil, makeLinks, t.ids),
+			container.NewHBox(t.copyAllBtn, t.exportBtn), hint),
+		nil, nil, nil, t.cols.Fit())
+	roster := container.NewBorder(t.rosterNote, nil, nil, nil, t.rosterCols.Fit())
 	saveEnd := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), t.saveCompletion)
 	end := widget.NewForm(widget.NewFormItem("Completion code", t.code), widget.NewFormItem("Send them to", t.doneURL))
-	server := container.NewVBox(heading("Server"), form, t.reach, container.NewBorder(nil, nil, t.toggle, nil, t.status),
+	settings := container.NewVScroll(container.NewVBox(
+		widget.NewForm(widget.NewFormItem("Links carry", t.url)), t.reach,
 		widget.NewLabel("Study link, for crowdsourcing sites (they append each participant's id):"),
 		container.NewBorder(nil, nil, nil, copyStudy, t.study),
 		heading("At the end"), widget.NewLabel("Shown to a participant who has done some work and has nothing left:"),
-		end, container.NewHBox(saveEnd))
-	links := container.NewBorder(
-		container.NewVBox(heading("Participant links"), t.ids,
-			widget.NewLabel("Select a row to copy its link, show it as a QR code, or revoke it."),
-			container.NewHBox(makeLinks, t.copyAllBtn, t.exportBtn)),
-		nil, nil, nil, t.cols.Fit())
-	roster := container.NewBorder(container.NewVBox(heading("Roster"), t.rosterNote), nil, nil, nil, t.rosterCols.Fit())
-	left := container.NewVSplit(container.NewVScroll(server), links)
-	left.Offset = 0.45
-	split := container.NewHSplit(left, roster)
-	split.Offset = 0.45
-	t.root = container.NewStack(split)
+		end, container.NewHBox(saveEnd)))
+	t.side = container.NewAppTabs(container.NewTabItem("Roster", roster), container.NewTabItem("Study link and end", settings))
+	split := container.NewHSplit(links, t.side)
+	split.Offset = 0.5
+	t.root = container.NewBorder(top, nil, nil, nil, split)
 	t.showReach()
 	t.refreshState()
 	return t
@@ -211,6 +223,10 @@ func (t *serveTab) serveOrStop() {
 	}
 	addr := strings.TrimSpace(t.addr.Text)
 	ln, err := web.Listen(addr, t.public.Checked)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		t.offerFreePort(addr)
+		return
+	}
 	if err != nil {
 		t.ws.showError(err)
 		return
@@ -244,6 +260,65 @@ func (t *serveTab) serveOrStop() {
 	if len(t.links) > 0 {
 		t.makeLinks() // the links carry the address served
 	}
+}
+
+// offerFreePort says that addr's port is taken and offers the next free one: one click serves
+// there.
+func (t *serveTab) offerFreePort(addr string) {
+	host, port, _ := net.SplitHostPort(addr)
+	free, err := nextFreePort(addr)
+	msg := fmt.Sprintf("Port %s is already in use on %s: another program (or another Agentdesk) is listening there. "+
+		"Stop that program and serve again, or serve on another port.", port, host)
+	if err != nil {
+		t.ws.showError(fmt.Errorf("%s No free port was found after it (%v); type another address.", msg, err))
+		return
+	}
+	t.status.SetText(msg + " The next free port is " + free + ".")
+	win := t.ws.host.Window()
+	if win == nil {
+		return
+	}
+	l := widget.NewLabel(msg)
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Port "+port+" is in use", "Serve on "+free, "Cancel",
+		container.NewGridWrap(fyne.NewSize(440, 110), l), func(ok bool) {
+			if ok {
+				t.addr.SetText(free)
+				t.serveOrStop()
+			}
+		}, win)
+	d.Show()
+}
+
+// nextFreePort is addr with the first port after its own that can be listened on (tried up to
+// 100 ports on).
+func nextFreePort(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return "", fmt.Errorf("port %q: %w", port, err)
+	}
+	for next := p + 1; next <= min(p+100, 65535); next++ {
+		a := net.JoinHostPort(host, strconv.Itoa(next))
+		if ln, err := net.Listen("tcp", a); err == nil {
+			ln.Close()
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("ports %d-%d are all in use", p+1, min(p+100, 65535))
+}
+
+// RunningWork implements workspace.Running: a study served to participants stops when the app
+// quits.
+func (w *Workspace) RunningWork() string {
+	if w.serving == nil {
+		return ""
+	}
+	return fmt.Sprintf("Study “%s” is served to participants at %s: quitting stops serving it (their answers so far are saved).",
+		w.serving.op.info.Name, w.serving.base)
 }
 
 // stopServing stops the study being served (answers in flight finish first).

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,7 @@ func TestServeTabServesAndShowsTheRoster(t *testing.T) {
 	}
 	// The completion code is kept in the project.
 	tab.code.SetText("AGD-99")
+	tab.side.SelectIndex(1) // the study link and the end of the study
 	uitest.TapButton(t, tab.root, "Save")
 	if p, err := w.store.EvalProject(context.Background(), w.open.info.ID); err != nil || p.Settings.CompletionCode != "AGD-99" {
 		t.Fatalf("completion code not stored: %v", err)
@@ -73,5 +75,51 @@ func TestServeTabServesAndShowsTheRoster(t *testing.T) {
 	}
 	if _, err := b.c.Get(b.link); err == nil {
 		t.Fatal("the link still answers after Stop")
+	}
+}
+
+// Serving on a port another program holds says so, says what to do and offers the next free
+// port: one click serves there. While the study is served, quitting is asked about
+// (RunningWork); after Stop it is not.
+func TestServeOnABusyPortOffersTheNextFreePort(t *testing.T) {
+	w, win, _ := evalTestWS(t)
+	imp := readExample(t, w, "flags")
+	w.create("served", "imported", evalExample, imp.project, "", nil)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tab := w.serve
+	tab.onUI = func(func()) {}
+	w.tabs.SelectIndex(2)
+	if w.RunningWork() != "" {
+		t.Fatalf("running before serving: %q", w.RunningWork())
+	}
+	tab.addr.SetText(busy.Addr().String())
+	uitest.TapButton(t, tab.root, "Serve")
+	if w.serving != nil {
+		t.Fatal("serving on a busy port")
+	}
+	d := win.Canvas().Overlays().Top()
+	if d == nil {
+		t.Fatal("no dialog about the busy port")
+	}
+	text := uitest.Texts(d)
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	if !strings.Contains(text, "Port "+port+" is already in use") || !strings.Contains(text, "Stop that program") || strings.Contains(text, "bind:") {
+		t.Fatalf("the dialog says:\n%s", text)
+	}
+	uitest.TapButton(t, d, "Serve on 127.0.0.1:")
+	defer w.Close()
+	if w.serving == nil || w.serving.addr == busy.Addr().String() || tab.addr.Text != w.serving.addr {
+		t.Fatalf("not serving on the next free port: %+v, address %q", w.serving, tab.addr.Text)
+	}
+	if got := w.RunningWork(); !strings.Contains(got, "served") || !strings.Contains(got, "quitting stops serving it") {
+		t.Fatalf("RunningWork while serving: %q", got)
+	}
+	uitest.TapButton(t, tab.root, "Stop")
+	if w.RunningWork() != "" {
+		t.Fatalf("RunningWork after Stop: %q", w.RunningWork())
 	}
 }

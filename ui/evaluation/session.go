@@ -42,9 +42,13 @@ type evalSession struct {
 	progressText *widget.Label
 	pageText     *widget.Label
 	message      *widget.Label
+	// countdown is the time left on a page with a limit (timeout.go).
+	countdown *widget.Label
 
-	// timer ends the attempt at the deadline of what is on show (evaluation_timeout.go).
-	timer *time.Timer
+	// timer ends the attempt at the deadline of what is on show; stopTicks stops the desk
+	// page clock's ticker (timeout.go).
+	timer     *time.Timer
+	stopTicks func()
 	// enter is what Enter does on a page without Next (training texts, messages).
 	enter func()
 	// signInEntry is the participant id box while the sign-in page is on show.
@@ -53,6 +57,7 @@ type evalSession struct {
 
 func newEvalSession(w *Workspace, op *evalProject) *evalSession {
 	s := &evalSession{ws: w, op: op, core: session.New(w.store, op.sp)}
+	s.core.Desk = true // one annotator at the app: the page clock runs while the page is shown
 	s.keys = newEvalKeys(s.key)
 	s.root = container.NewStack()
 	s.showSignIn()
@@ -143,7 +148,7 @@ func (s *evalSession) render() {
 		}
 		s.chat.show(v)
 	}
-	s.arm(v.Deadline)
+	s.arm(v)
 }
 
 // showSignIn asks for the participant id.
@@ -200,14 +205,24 @@ func (s *evalSession) signOut() {
 // continueWork resumes the participant's open unit, or starts the next one.
 func (s *evalSession) continueWork() { s.act(s.core.Continue(s.ctx())) }
 
+// giveBack returns a unit that timed out to the pool, without its answers.
+func (s *evalSession) giveBack() { s.act(s.core.GiveBack(s.ctx())) }
+
 // showMessage shows a page of text with Sign out and, when more work may follow, Continue.
 func (s *evalSession) showMessage(text string, more bool) {
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	out := widget.NewButton("Sign out", s.signOut)
 	buttons := container.NewHBox(out)
+	if s.view.TimedOut {
+		buttons.Add(widget.NewButtonWithIcon("Give back", theme.ContentUndoIcon(), s.giveBack))
+	}
 	if more {
-		cont := widget.NewButtonWithIcon("Continue", theme.NavigateNextIcon(), s.continueWork)
+		label := "Continue"
+		if s.view.TimedOut {
+			label = "Restore my answers"
+		}
+		cont := widget.NewButtonWithIcon(label, theme.NavigateNextIcon(), s.continueWork)
 		cont.Importance = widget.HighImportance
 		buttons.Add(cont)
 	}

@@ -18,8 +18,12 @@ import (
 // A unit's pages: the page the session has on show with its widgets, its progress and
 // Next/Submit. Every answer goes to the session, which saves it as it is given.
 
-// showPage builds the page (dialogue i, type a): the type's description on the left, the
-// dialogue with its widgets on the right, progress and Next/Submit at the bottom.
+// showPage builds the page (dialogue i, type a) the way annotation tools lay out a task on a
+// laptop (Label Studio, CVAT): the dialogue with its per-turn widgets takes the width on the
+// left, a side panel on the right holds the type's heading, its dialogue-level questions and
+// its instructions, and a footer pinned under both holds the progress, the time left and
+// Next/Submit. Both panes scroll on their own, so the page's minimum size stays small: it never
+// grows the window, and Next never leaves the screen.
 func (s *evalSession) showPage(v session.View) {
 	pg := v.Page
 	s.i, s.a, s.lastTurn = pg.Dialogue, pg.Annot, pg.Turn
@@ -36,16 +40,19 @@ func (s *evalSession) showPage(v session.View) {
 	s.pageText.Wrapping = fyne.TextWrapWord
 	s.progress = widget.NewProgressBar()
 	s.progressText = widget.NewLabel("")
+	s.progressText.Truncation = fyne.TextTruncateEllipsis
+	s.countdown = widget.NewLabelWithStyle("", fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
 	if pg.Feedback >= 0 {
 		s.page.setFeedback([]int{pg.Feedback}, map[int]string{pg.Feedback: pg.Explanation}, map[int]*ev.Truth{pg.Feedback: pg.Correct})
 	}
-	content := s.page.content()
-	bottom := container.NewVBox(widget.NewSeparator(),
-		container.NewBorder(nil, nil, nil, container.NewCenter(s.next), container.NewVBox(s.pageText, container.NewBorder(nil, nil, s.progressText, nil, s.progress))))
-	right := container.NewBorder(nil, bottom, nil, nil, content)
-	split := container.NewHSplit(s.describe(pg.Type), right)
-	split.Offset = 0.3
-	s.set(split)
+	dialogue := s.page.content()
+	bar := container.NewGridWrap(fyne.NewSize(160, s.progress.MinSize().Height), s.progress)
+	footer := container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, container.NewCenter(s.next),
+		container.NewVBox(container.NewBorder(nil, nil, nil, s.countdown, s.pageText),
+			container.NewBorder(nil, nil, nil, bar, s.progressText))))
+	split := container.NewHSplit(dialogue, s.sidePanel(pg))
+	split.Offset = 0.62
+	s.set(container.NewBorder(nil, footer, nil, nil, split))
 	s.updateProgress()
 	if s.lastTurn >= 0 {
 		s.page.focusTurn(s.lastTurn)
@@ -62,13 +69,16 @@ func (s *evalSession) showPage(v session.View) {
 	})
 }
 
-// describe is the left pane: the type's name and the project's description of it.
-func (s *evalSession) describe(t *ev.AnnotationType) fyne.CanvasObject {
-	title := widget.NewLabelWithStyle(ev.TrainingDisplayName(t.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+// sidePanel is the right pane: the type's heading, its dialogue-level questions (in view
+// first), its instructions and keys, and who is signed in.
+func (s *evalSession) sidePanel(pg *session.Page) fyne.CanvasObject {
+	t := pg.Type
+	title := widget.NewLabelWithStyle(ev.DisplayName(t.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	text := t.Description
+	title.Wrapping = fyne.TextWrapWord
+	text := t.Instructions(pg.Collection)
 	if strings.TrimSpace(text) == "" {
-		text = "This project gives no description of " + t.Title + "."
+		text = "This project gives no description of " + ev.DisplayName(t.Title) + "."
 	}
 	body := widget.NewLabel(text)
 	body.Wrapping = fyne.TextWrapWord
@@ -76,9 +86,15 @@ func (s *evalSession) describe(t *ev.AnnotationType) fyne.CanvasObject {
 	keys.Wrapping = fyne.TextWrapWord
 	keys.Importance = widget.LowImportance
 	who := widget.NewLabel("Signed in as " + s.participant.Name)
+	who.Truncation = fyne.TextTruncateEllipsis
 	out := widget.NewButton("Sign out", s.signOut)
-	return container.NewBorder(nil, container.NewVBox(keys, container.NewBorder(nil, nil, nil, out, who)), nil, nil,
-		container.NewVScroll(container.NewVBox(title, body)))
+	items := []fyne.CanvasObject{title, s.page.dialogueBox}
+	if len(s.page.dialogueBox.Objects) > 0 {
+		items = append(items, widget.NewSeparator())
+	}
+	items = append(items, body, keys)
+	s.page.panel = container.NewVScroll(container.NewVBox(items...))
+	return container.NewBorder(nil, container.NewBorder(nil, nil, nil, out, who), nil, nil, s.page.panel)
 }
 
 func keyHelp(t *ev.AnnotationType) string {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -51,6 +52,9 @@ type Workspace struct {
 	// serving is the study served to browsers (nil: none); serve the open project's Serve tab.
 	serving *serving
 	serve   *serveTab
+	// every runs f on the UI goroutine every d until stopped (the desk page clock's ticker;
+	// tests tick by hand).
+	every func(d time.Duration, f func()) (stop func())
 }
 
 // evalProject is a project loaded from the store.
@@ -79,7 +83,7 @@ func (op *evalProject) set(p *ev.Project) {
 
 // New builds the workspace on store (nil: none is open, and the workspace says so).
 func New(h workspace.Host, store Store) *Workspace {
-	w := &Workspace{host: h, store: store}
+	w := &Workspace{host: h, store: store, every: ticker}
 	w.body = container.NewStack()
 	w.root = container.NewStack(w.body)
 	if store == nil {
@@ -415,6 +419,9 @@ func (w *Workspace) openProject(id int64) {
 		container.NewTabItemWithIcon("Project", theme.InfoIcon(), w.projectTab()),
 	)
 	w.tabs.OnSelected = func(t *container.TabItem) {
+		if w.session.stopTicks != nil {
+			w.session.tick() // the page clock pauses at once when the Annotate tab is left
+		}
 		if t.Text == "Results" {
 			w.dash.reload()
 			if w.dash.stats == nil && w.dash.op.info.Done > 0 {
@@ -425,8 +432,61 @@ func (w *Workspace) openProject(id int64) {
 			w.session.focusKeys()
 		}
 	}
-	w.setBody(container.NewBorder(container.NewHBox(back, title), nil, nil, nil, w.tabs))
+	title.Truncation = fyne.TextTruncateEllipsis
+	w.setBody(container.New(&tabsHeading{tabs: w.tabs, back: back, title: title}, w.tabs, container.NewBorder(nil, nil, back, nil, title)))
 	w.session.focusKeys()
+}
+
+// tabsHeading lays an open project out: its tabs, with the way back and the project's name at
+// the right end of the tab bar when they fit there (a row of its own on a narrow window), so
+// that the tabs' content gets the height.
+type tabsHeading struct {
+	tabs  *container.AppTabs
+	back  *widget.Button
+	title *widget.Label
+}
+
+// barWidth is about how wide the tab bar's buttons are.
+func (l *tabsHeading) barWidth() float32 {
+	w := float32(0)
+	for _, it := range l.tabs.Items {
+		w += fyne.MeasureText(it.Text, theme.TextSize(), fyne.TextStyle{Bold: true}).Width +
+			theme.IconInlineSize() + 2*theme.InnerPadding() + theme.Padding()
+	}
+	return w + 2*theme.Padding()
+}
+
+// heading is the width the way back and the whole name want, and the width they get beside the
+// tabs (0: not enough room).
+func (l *tabsHeading) heading(width float32) (want, room float32) {
+	want = l.back.MinSize().Width + fyne.MeasureText(l.title.Text, theme.TextSize(), l.title.TextStyle).Width +
+		2*theme.InnerPadding() + 3*theme.Padding()
+	room = width - l.barWidth() - 2*theme.Padding()
+	if room < l.back.MinSize().Width+120 {
+		return want, 0
+	}
+	return want, min(want, room)
+}
+
+func (l *tabsHeading) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	t, h := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(max(t.Width, h.Width), t.Height+h.Height) // room for the narrow layout
+}
+
+func (l *tabsHeading) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	tabs, head := objs[0], objs[1]
+	h := head.MinSize().Height
+	if _, w := l.heading(size.Width); w > 0 {
+		tabs.Move(fyne.NewPos(0, 0))
+		tabs.Resize(size)
+		head.Move(fyne.NewPos(size.Width-w, 0))
+		head.Resize(fyne.NewSize(w, h))
+		return
+	}
+	head.Move(fyne.NewPos(0, 0))
+	head.Resize(fyne.NewSize(size.Width, h))
+	tabs.Move(fyne.NewPos(0, h))
+	tabs.Resize(fyne.NewSize(size.Width, size.Height-h))
 }
 
 // projectTab shows what the project holds, the import report, and deletion.

@@ -76,7 +76,7 @@ func tick(t *testing.T, s *evalSession, pos int, text string) {
 // first dialogue unticked (one mistake, then corrected), failThird ticks nothing on the third.
 func doTraining(t *testing.T, s *evalSession, wrongFirst, failThird bool) {
 	t.Helper()
-	uitest.TapButton(t, s.root, "Begin flags")
+	uitest.TapButton(t, s.root, "Begin Flags")
 	if s.train == nil || s.train.Step != ev.StepDialogue {
 		t.Fatalf("not on a training dialogue: %s", uitest.Texts(s.root))
 	}
@@ -85,7 +85,7 @@ func doTraining(t *testing.T, s *evalSession, wrongFirst, failThird bool) {
 	}
 	uitest.TapButton(t, s.root, "Next")
 	if wrongFirst {
-		if s.train.Step != ev.StepMistakes || !strings.Contains(uitest.Texts(s.root), "You made 1 mistakes") {
+		if s.train.Step != ev.StepMistakes || !strings.Contains(uitest.Texts(s.root), "You made 1 mistake on") {
 			t.Fatalf("no mistakes page: %s", uitest.Texts(s.root))
 		}
 		uitest.TapButton(t, s.root, "Show the first mistake")
@@ -740,9 +740,10 @@ func TestEvalCollectionAssignmentRules(t *testing.T) {
 	}
 }
 
-// The per-page limit (annotation_duration_in_seconds): the page says when it is due; a Next
-// after it, or a resume after it, times the attempt out and gives the unit back to the pool;
-// Continue starts afresh.
+// The per-page limit (annotation_duration_in_seconds) as served participants have it (the
+// session's rule when it is not a desk session): the page says when it is due; a Next after
+// it, or a resume after it, times the attempt out and gives the unit back to the pool;
+// Continue starts afresh. (The desk's own rule: TestDeskPageClock.)
 func TestEvalPageTimeLimit(t *testing.T) {
 	w, _, st := evalTestWS(t)
 	imp := readExample(t, w, "flags")
@@ -752,6 +753,7 @@ func TestEvalPageTimeLimit(t *testing.T) {
 	w.create("limits", "imported", evalExample, p, "", nil)
 	ctx := context.Background()
 	s := w.session
+	s.core.Desk = false
 	var late time.Duration
 	s.setNow(func() time.Time { return time.Now().Add(late) })
 	s.signIn("slow")

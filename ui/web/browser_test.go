@@ -226,9 +226,9 @@ func TestParticipantInABrowser(t *testing.T) {
 		link, _ := h.srv.Link(context.Background(), worker, "")
 		p := newPage(t, width, 900)
 		p.do("open the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#main")))
-		p.waitText("Training: flags")
+		p.waitText("Training: Flags")
 		p.shot(fmt.Sprintf("%d-training", width))
-		p.next() // Begin flags
+		p.next() // Begin Flags
 		for guard := 0; guard < 30 && p.screen() != "" && !strings.Contains(p.text(), "Congratulations"); guard++ {
 			if p.screen() == "training" {
 				p.next()
@@ -245,7 +245,7 @@ func TestParticipantInABrowser(t *testing.T) {
 		p.waitText("Congratulations")
 		p.next() // Start the real work
 		// The turn Likert unit, by mouse: the first choice of every question.
-		if p.screen() != "page" || !strings.Contains(p.text(), "clarity") {
+		if p.screen() != "page" || !strings.Contains(p.text(), "Clarity") {
 			t.Fatalf("no Likert page: %s", p.text())
 		}
 		p.shot(fmt.Sprintf("%d-likert", width))

@@ -244,10 +244,10 @@ func studyTitle(p *session.Project) string {
 // every annotatable turn, and the dialogue-level questions.
 func buildPage(pg *session.Page) *pageView {
 	t := pg.Type
-	pv := &pageView{TypeTitle: ev.TrainingDisplayName(t.Title), Description: t.Description, Keys: keyHelp(t),
+	pv := &pageView{TypeTitle: ev.DisplayName(t.Title), Description: t.Instructions(pg.Collection), Keys: keyHelp(t),
 		NextLabel: pg.NextLabel(), CanNext: pg.Complete(), Training: pg.Training, Progress: pg.Progress}
 	if strings.TrimSpace(pv.Description) == "" {
-		pv.Description = "This project gives no description of " + t.Title + "."
+		pv.Description = "This project gives no description of " + ev.DisplayName(t.Title) + "."
 	}
 	annot := map[int]bool{}
 	for _, pos := range pg.Positions {

@@ -22,7 +22,7 @@ func TestLinksAdmitTheirParticipantOnly(t *testing.T) {
 	h := serveExample(t, "flags", nil)
 	ctx := context.Background()
 	w1 := h.participant("w1")
-	if page := w1.open(); w1.lastStatus != 200 || !strings.Contains(page, "Training: flags") || !strings.Contains(page, "Signed in as w1") {
+	if page := w1.open(); w1.lastStatus != 200 || !strings.Contains(page, "Training: Flags") || !strings.Contains(page, "Signed in as w1") {
 		t.Fatalf("the link answers %d:\n%s", w1.lastStatus, page)
 	}
 	other := h.browser(strings.Replace(w1.link, "worker_id=w1", "worker_id=w2", 1))
@@ -44,7 +44,7 @@ func TestLinksAdmitTheirParticipantOnly(t *testing.T) {
 		t.Fatalf("a revoked link answers %d", w1.lastStatus)
 	}
 	again := h.participant("w1")
-	if page := again.open(); again.lastStatus != 200 || !strings.Contains(page, "Training: flags") {
+	if page := again.open(); again.lastStatus != 200 || !strings.Contains(page, "Training: Flags") {
 		t.Fatalf("the new link answers %d", again.lastStatus)
 	}
 	// The study link admits new ids under the sites' names, each bound to its first browser.
@@ -217,7 +217,7 @@ func TestTrainingUnitsAndResume(t *testing.T) {
 	h := serveExample(t, "flags", nil)
 	c := h.participant("w1")
 	c.open()
-	c.do(vals("do", "next")) // Begin flags
+	c.do(vals("do", "next")) // Begin Flags
 	// Training dialogue 1: tick what the truth wants.
 	for guard := 0; guard < 40 && strings.Contains(c.page, `data-screen="page"`) || strings.Contains(c.page, `data-screen="training"`); guard++ {
 		if strings.Contains(c.page, `data-screen="training"`) {

@@ -40,7 +40,7 @@ func (s *Session) arm(ctx context.Context, deadline time.Time, limit string) boo
 	return !s.expired(ctx)
 }
 
-func (s *Session) disarm() { s.deadline, s.limit = time.Time{}, "" }
+func (s *Session) disarm() { s.deadline, s.limit, s.desk = time.Time{}, "", deskClock{} }
 
 // Expire ends the attempt if what is on show is past its deadline, and reports whether it did.
 func (s *Session) Expire(ctx context.Context) (bool, error) {
@@ -50,7 +50,12 @@ func (s *Session) Expire(ctx context.Context) (bool, error) {
 	return true, s.expire(ctx)
 }
 
-func (s *Session) past() bool { return !s.deadline.IsZero() && s.Now().After(s.deadline) }
+func (s *Session) past() bool {
+	if s.desk.limit > 0 {
+		return s.shownFor() > s.desk.limit
+	}
+	return !s.deadline.IsZero() && s.Now().After(s.deadline)
+}
 
 // expired ends the attempt when its deadline has passed; an error returning the unit shows
 // in the message.
@@ -65,6 +70,9 @@ func (s *Session) expired(ctx context.Context) bool {
 }
 
 func (s *Session) expire(ctx context.Context) error {
+	if s.desk.limit > 0 {
+		return s.keepTimedOut(ctx)
+	}
 	limit := s.limit
 	err := s.st.EvalReturnUnit(ctx, s.unit.ID)
 	s.showMessage("Timed out", fmt.Sprintf("You took too long to respond (%s), and this unit has timed out: it went back to the pool "+

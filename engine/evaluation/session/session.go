@@ -101,6 +101,9 @@ type Session struct {
 	Now func() time.Time
 	// Bots makes the runnable bot of a model key; nil: the project's bot definitions.
 	Bots func(model string, spec ev.BotSpec) (ev.Bot, error)
+	// Desk makes this a desk session (desk.go): the page limit counts the time the page is
+	// shown, and a unit that times out keeps its answers.
+	Desk bool
 
 	screen      Screen
 	participant ev.ParticipantSummary
@@ -126,6 +129,11 @@ type Session struct {
 	// limit in words.
 	deadline time.Time
 	limit    string
+	// desk is a desk session's page clock; paused is set while the front end hides the page;
+	// timedOut is set on the message of a desk unit that timed out.
+	desk     deskClock
+	paused   bool
+	timedOut bool
 }
 
 // New returns a session of a project at its sign-in page.
@@ -156,7 +164,7 @@ func (s *Session) Close() {
 // SignOut ends the participant's session; everything is saved already.
 func (s *Session) SignOut() {
 	s.Close()
-	*s = Session{st: s.st, project: s.project, Now: s.Now, Bots: s.Bots, screen: ScreenSignIn, lastTurn: -1}
+	*s = Session{st: s.st, project: s.project, Now: s.Now, Bots: s.Bots, Desk: s.Desk, paused: s.paused, screen: ScreenSignIn, lastTurn: -1}
 }
 
 // SignIn signs a participant in by id (creating them on first sign-in) and shows their open
@@ -206,7 +214,7 @@ func (s *Session) nextUnit(ctx context.Context) (ev.UnitRecord, *ev.Refusal, err
 func (s *Session) showMessage(title, text string, more bool) {
 	s.Close()
 	s.screen, s.title, s.text, s.more, s.refusal = ScreenMessage, title, text, more, ""
-	s.train, s.notice = nil, ""
+	s.train, s.notice, s.timedOut = nil, "", false
 	s.disarm()
 }
 
@@ -267,7 +275,13 @@ func (s *Session) showPage(ctx context.Context) error {
 			s.lastTurn = pos
 		}
 	}
-	if !s.arm(ctx, s.pageDeadline(), pageLimit(s.project.Def().Settings)) {
+	if s.Desk {
+		if !s.pageDeadline().IsZero() {
+			s.armDesk(time.Duration(s.project.Def().Settings.AnnotationDurationSeconds)*time.Second, pageLimit(s.project.Def().Settings))
+		} else {
+			s.disarm()
+		}
+	} else if !s.arm(ctx, s.pageDeadline(), pageLimit(s.project.Def().Settings)) {
 		return nil
 	}
 	return s.saveProgress(ctx)

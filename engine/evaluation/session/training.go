@@ -96,13 +96,13 @@ func (s *Session) showTrainingStep(ctx context.Context) error {
 	button := "Next"
 	switch f.Step {
 	case ev.StepIntro:
-		button = "Begin " + ev.TrainingDisplayName(f.Training.TypeName)
+		button = "Begin " + ev.DisplayName(f.Training.TypeName)
 	case ev.StepMistakes:
 		button = "Show the first mistake"
 	case ev.StepInterlude:
 		button = "Next conversation"
 	}
-	s.screen, s.title, s.text, s.button = ScreenTraining, "Training: "+ev.TrainingDisplayName(f.Training.TypeName), f.Message(), button
+	s.screen, s.title, s.text, s.button = ScreenTraining, "Training: "+ev.DisplayName(f.Training.TypeName), f.Message(), button
 	s.disarm()
 	return nil
 }

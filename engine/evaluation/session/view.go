@@ -27,6 +27,13 @@ type View struct {
 	// Deadline is when what is on show is due (zero: no limit); Limit says the limit in words.
 	Deadline time.Time
 	Limit    string
+	// Desk sessions: Left is the time left on the page (DeskLimit: a limit applies), Paused
+	// says the page clock is paused, TimedOut that the message is a unit's time-out (Continue
+	// restores it, GiveBack returns it).
+	Left      time.Duration
+	DeskLimit bool
+	Paused    bool
+	TimedOut  bool
 }
 
 // Page is a page of a unit: one dialogue (a pair for comparative types) with one annotation
@@ -82,7 +89,9 @@ func (p *Page) NextLabel() string {
 // View describes what the session has on show.
 func (s *Session) View() View {
 	v := View{Screen: s.screen, Participant: s.participant.Name, Title: s.title, Text: s.text,
-		Button: s.button, More: s.more, Refusal: s.refusal, Notice: s.notice, Deadline: s.deadline, Limit: s.limit}
+		Button: s.button, More: s.more, Refusal: s.refusal, Notice: s.notice, Deadline: s.deadline, Limit: s.limit,
+		Paused: s.paused, TimedOut: s.TimedOut()}
+	v.Left, v.DeskLimit = s.Remaining()
 	switch s.screen {
 	case ScreenPage:
 		v.Page = s.Page()
