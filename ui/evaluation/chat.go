@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -187,8 +187,7 @@ func (c *evalChat) showOnline(pg *session.Page) {
 func chatBubble(m ev.ChatMessage) fyne.CanvasObject {
 	l := widget.NewLabel(ev.SpeakerLabel(m.AgentIdx, true) + ": " + m.Text)
 	l.Wrapping = fyne.TextWrapWord
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.InputRadiusSize()
+	bg := widgets.NewThemeFill(theme.ColorNameInputBackground, theme.InputRadiusSize())
 	bubble := container.NewPadded(container.NewStack(bg, l))
 	if m.AgentIdx == 0 {
 		l.Alignment = fyne.TextAlignTrailing

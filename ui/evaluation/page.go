@@ -13,6 +13,7 @@ import (
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // likertValues are the choices of every 1-5 scale.
@@ -195,8 +196,7 @@ func (p *evalPage) turnRow(pos int, t ev.Turn, annotatable bool) fyne.CanvasObje
 	if t.AgentIdx() == 0 {
 		text.Alignment = fyne.TextAlignTrailing
 	}
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.InputRadiusSize()
+	bg := widgets.NewThemeFill(theme.ColorNameInputBackground, theme.InputRadiusSize())
 	bubble := container.NewStack(bg, text)
 	if annotatable {
 		p.bubbles[pos] = bubble

@@ -100,7 +100,15 @@ func (r *timelineRenderer) Layout(s fyne.Size) {
 	r.cursor.Resize(fyne.NewSize(4, s.Height))
 }
 func (r *timelineRenderer) MinSize() fyne.Size { return fyne.NewSize(100, 22) }
-func (r *timelineRenderer) Refresh()           { r.Layout(r.t.Size()); canvas.Refresh(r.t) }
+
+// Refresh lays the ticks out again and reads the track's and cursor's colours again (fyne
+// refreshes every widget when the theme changes).
+func (r *timelineRenderer) Refresh() {
+	r.track.FillColor = theme.Color(theme.ColorNameInputBackground)
+	r.cursor.FillColor = theme.Color(theme.ColorNamePrimary)
+	r.Layout(r.t.Size())
+	canvas.Refresh(r.t)
+}
 func (r *timelineRenderer) Objects() []fyne.CanvasObject {
 	return append(append([]fyne.CanvasObject{r.track}, r.ticks...), r.cursor)
 }
