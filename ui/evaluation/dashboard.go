@@ -342,5 +342,18 @@ func (d *evalDashboard) agreementCell(id widget.TableCellID) string {
 	if d.stats == nil || id.Row-1 >= len(d.stats.Labels) {
 		return ""
 	}
-	return d.stats.Labels[id.Row-1].Cell(id.Col)
+	cell := d.stats.Labels[id.Row-1].Cell(id.Col)
+	if id.Col == 0 {
+		cell = readableLabel(cell)
+	}
+	return cell
+}
+
+// readableLabel names a label's type as the pages do ("dialogue_ratings: Consistent" is
+// "Dialogue ratings: Consistent"); the command line's stats keep the stored key.
+func readableLabel(label string) string {
+	if typ, rest, ok := strings.Cut(label, ": "); ok {
+		return ev.DisplayName(typ) + ": " + rest
+	}
+	return label
 }

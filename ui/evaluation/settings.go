@@ -93,10 +93,13 @@ func (op *evalProject) editableTypes() *ev.Project {
 func (w *Workspace) typesEditor() fyne.CanvasObject {
 	box := container.NewVBox()
 	for _, t := range w.open.p.Types {
-		name := widget.NewLabelWithStyle(fmt.Sprintf("%s — %s, turns: %s", t.Name, t.Display, t.Indices), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		name.Truncation = fyne.TextTruncateEllipsis
-		first := "No instructions: participants see \"This project gives no description of " + t.Title + ".\""
-		if d := strings.TrimSpace(t.Description); d != "" {
+		// the heading participants see; the project file's keys after it, for whoever edits it
+		name := widget.NewLabelWithStyle(ev.DisplayName(t.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		keys := widget.NewLabel(fmt.Sprintf("%s · %s · turns: %s", t.Name, t.Display, t.Indices))
+		keys.Importance = widget.LowImportance
+		keys.Truncation = fyne.TextTruncateEllipsis
+		first := "No instructions: participants see \"This project gives no description of " + ev.DisplayName(t.Title) + ".\""
+		if d := strings.TrimSpace(t.Instructions(w.open.p.Settings.CollectDialogue)); d != "" {
 			first, _, _ = strings.Cut(d, "\n")
 			if n := strings.Count(d, "\n") + 1; n > 1 {
 				first += fmt.Sprintf(" (%d lines)", n)
@@ -107,7 +110,7 @@ func (w *Workspace) typesEditor() fyne.CanvasObject {
 		preview.Importance = widget.LowImportance
 		typeName := t.Name
 		edit := widget.NewButtonWithIcon("Instructions…", theme.DocumentCreateIcon(), func() { w.editDescription(typeName) })
-		box.Add(container.NewBorder(nil, nil, nil, edit, container.NewVBox(name, preview)))
+		box.Add(container.NewBorder(nil, nil, nil, edit, container.NewVBox(container.NewBorder(nil, nil, name, nil, keys), preview)))
 	}
 	read := widget.NewButtonWithIcon("Read instructions from task_descriptions.jsx…", theme.FolderOpenIcon(), w.chooseDescriptionsFile)
 	box.Add(container.NewHBox(read))
@@ -133,7 +136,8 @@ func (w *Workspace) editDescription(typeName string) {
 	entry.SetText(t.Description)
 	entry.SetPlaceHolder("What participants read beside every page of " + t.Title + ": the labels and their definitions, with examples.")
 	entry.SetMinRowsVisible(14)
-	help := widget.NewLabel("Plain text; line breaks are kept. Participants read it beside every page of this type, on the desktop and in their browsers.")
+	help := widget.NewLabel("Plain text; line breaks are kept. Participants read it beside every page of this type, on the desktop and in their browsers, " +
+		"with SPEAKER_X and SPEAKER_Y replaced by the speakers' names.")
 	help.Importance = widget.LowImportance
 	help.Wrapping = fyne.TextWrapWord
 	f := &descForm{typeName: typeName, entry: entry}
@@ -148,7 +152,7 @@ func (w *Workspace) editDescription(typeName string) {
 	if w.host.Window() == nil {
 		return
 	}
-	d := dialog.NewCustomConfirm("Instructions of "+t.Title, "Save", "Cancel",
+	d := dialog.NewCustomConfirm("Instructions of "+ev.DisplayName(t.Title), "Save", "Cancel",
 		container.NewBorder(nil, help, nil, nil, entry), func(ok bool) {
 			if ok {
 				f.save()

@@ -353,3 +353,36 @@ func TestProjectHeadingBesideTheTabs(t *testing.T) {
 		}
 	}
 }
+
+// The Project tab heads each type with the name participants see (the project file's keys
+// after it, quieter) and previews the instructions as participants read them: no SPEAKER_Y.
+// The agreement table names the types the same way.
+func TestEvaluationProjectTabWordsForPeople(t *testing.T) {
+	w, _, _ := sampleWS(t, fyne.NewSize(1024, 670))
+	if err := w.StartTask(TaskResults); err != nil { // opens the sample project
+		t.Fatal(err)
+	}
+	types := w.typesEditor()
+	text := uitest.Texts(types)
+	if strings.Contains(text, "SPEAKER_") {
+		t.Errorf("the Project tab shows a placeholder:\n%s", text)
+	}
+	p, _ := sampleDef(t)
+	bold := map[string]bool{}
+	for _, l := range labelsIn(types) {
+		if l.TextStyle.Bold {
+			bold[l.Text] = true
+		}
+	}
+	for _, ty := range p.Types {
+		if h := ev.DisplayName(ty.Title); !bold[h] {
+			t.Errorf("no heading %q for type %s (bold labels: %v)", h, ty.Name, bold)
+		}
+		if bold[ty.Title] && ty.Title != ev.DisplayName(ty.Title) {
+			t.Errorf("the internal name %q is a heading", ty.Title)
+		}
+	}
+	if got := readableLabel("dialogue_ratings: Consistent"); got != "Dialogue ratings: Consistent" {
+		t.Errorf("agreement label %q", got)
+	}
+}
