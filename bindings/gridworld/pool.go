@@ -19,27 +19,38 @@ type stepPool struct {
 	wake     chan struct{}
 	stop     atomic.Bool
 	helpers  int
-	// When the helpers keep the caller waiting (a busy machine preempts a helper in the
-	// middle of its chunk, and the caller then waits for the scheduler to bring it back),
-	// the next backoff calls run on the calling thread alone. Only the calling thread (under
-	// the handle's lock) touches these.
-	slow, backoff int
+	// Whether the helpers pay is measured, not assumed. On a busy machine a helper is often
+	// preempted in the middle of its chunk, the caller then waits for the scheduler to bring
+	// it back, and a spinning helper takes CPU time from the caller's own work between calls
+	// (Python's). So the pool times whole cycles, from one call's start to the next's (the
+	// caller's work included), trialCalls each way, keeps the faster way for keepCalls
+	// calls, and measures again. Only the calling thread (under the handle's lock) touches
+	// these.
+	phase, calls    int
+	alone, together time.Duration
+	useHelpers      bool
+	lastStart       time.Time
+	lastTogether    bool
 }
 
-// slowWait is a wait for helpers that counts as slow; slowCalls of them in a row, with no
-// quick call between, make the pool step alone for backoffCalls calls.
 const (
-	slowWait     = 100 * time.Microsecond
-	slowCalls    = 3
-	backoffCalls = 2000
+	trialCalls = 32
+	keepCalls  = 1024
+	// a gap longer than this between calls is the caller doing something else (training,
+	// say): it does not count for either way
+	maxCycle = 5 * time.Millisecond
 )
 
 type poolJob struct {
 	f      func(lo, hi int)
 	n      int
 	chunks int64
-	next   atomic.Int64
-	done   atomic.Int64
+	// ends packs the next chunk from the front (high 32 bits) and one past the next from the
+	// back (low 32 bits): the caller takes chunks from the front and the helpers from the
+	// back, so that in steady state each thread steps the same environments every call and
+	// finds them in its own cache, while either can still take all of them.
+	ends atomic.Uint64
+	done atomic.Int64
 }
 
 // chunkEnvs is the environments per chunk: a few microseconds of work, so a helper that is
@@ -58,11 +69,19 @@ func newStepPool(helpers int) *stepPool {
 	return p
 }
 
-func (j *poolJob) work() {
+func (j *poolJob) work(fromBack bool) {
 	for {
-		c := j.next.Add(1) - 1
-		if c >= j.chunks {
+		v := j.ends.Load()
+		front, back := int64(v>>32), int64(v&0xffffffff)
+		if front >= back {
 			return
+		}
+		c, next := front, uint64(front+1)<<32|uint64(back)
+		if fromBack {
+			c, next = back-1, uint64(front)<<32|uint64(back-1)
+		}
+		if !j.ends.CompareAndSwap(v, next) {
+			continue
 		}
 		lo, hi := int(c)*j.n/int(j.chunks), int(c+1)*j.n/int(j.chunks)
 		j.f(lo, hi)
@@ -70,15 +89,44 @@ func (j *poolJob) work() {
 	}
 }
 
-// run calls f over chunks of [0, n) on this thread and the helpers, and returns when all are done.
+// run calls f over chunks of [0, n), with the helpers when they pay (see phase).
 func (p *stepPool) run(n int, f func(lo, hi int)) {
-	if p.backoff > 0 {
-		p.backoff--
-		f(0, n)
-		return
+	now := time.Now()
+	if !p.lastStart.IsZero() && p.phase < 2 {
+		if cycle := now.Sub(p.lastStart); cycle < maxCycle {
+			if p.lastTogether {
+				p.together += cycle
+			} else {
+				p.alone += cycle
+			}
+			p.calls++
+		}
+		switch {
+		case p.phase == 0 && p.calls >= trialCalls:
+			p.phase, p.calls = 1, 0
+		case p.phase == 1 && p.calls >= trialCalls:
+			p.phase, p.calls, p.useHelpers = 2, 0, p.together < p.alone
+		}
+	} else if p.phase == 2 {
+		if p.calls++; p.calls >= keepCalls {
+			p.phase, p.calls, p.alone, p.together = 0, 0, 0, 0
+		}
 	}
+	p.lastStart = now
+	p.lastTogether = p.phase == 1 || (p.phase == 2 && p.useHelpers)
+	if p.lastTogether {
+		p.runTogether(n, f)
+	} else {
+		f(0, n)
+	}
+}
+
+// runTogether calls f over chunks of [0, n) on this thread and the helpers and returns when
+// all are done.
+func (p *stepPool) runTogether(n int, f func(lo, hi int)) {
 	chunks := int64((n + chunkEnvs - 1) / chunkEnvs)
 	j := &poolJob{f: f, n: n, chunks: chunks}
+	j.ends.Store(uint64(chunks))
 	p.cur.Store(j)
 	for s := p.sleeping.Load(); s > 0; s-- {
 		select {
@@ -86,21 +134,11 @@ func (p *stepPool) run(n int, f func(lo, hi int)) {
 		default:
 		}
 	}
-	j.work()
-	if j.done.Load() == chunks {
-		p.slow = 0
-		return
-	}
-	start := time.Now()
+	j.work(false)
 	for spins := 0; j.done.Load() < chunks; spins++ {
 		if spins&63 == 63 {
 			runtime.Gosched()
 		}
-	}
-	if time.Since(start) < slowWait {
-		p.slow = 0
-	} else if p.slow++; p.slow >= slowCalls {
-		p.slow, p.backoff = 0, backoffCalls
 	}
 }
 
@@ -110,7 +148,7 @@ func (p *stepPool) helper() {
 	for spins := 0; ; spins++ {
 		if j := p.cur.Load(); j != last {
 			last = j
-			j.work()
+			j.work(true)
 			idleSince, spins = time.Now(), 0
 			continue
 		}

@@ -14,7 +14,7 @@ import numpy as np
 
 import agentdesk_gridworld as agw
 
-ROUNDS = int(os.environ.get("AGENTDESK_BENCH_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("AGENTDESK_BENCH_ROUNDS", "7"))
 
 
 def rate(f, n):
@@ -27,12 +27,12 @@ def go_rate():
     binary = os.environ.get("AGENTDESK_BENCH_BIN")
     if not binary:
         return None
-    out = subprocess.run([binary, "gridworld", "bench", "--envs", "2", "--steps", "2000000", "--json"],
+    out = subprocess.run([binary, "gridworld", "bench", "--envs", "2", "--steps", "1000000", "--json"],
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)["steps_per_second"]
 
 
-def vec_rate(v, seconds=1.5):
+def vec_rate(v, seconds):
     """Steps/s of a vector env with random actions drawn beforehand (fresh arrays returned)."""
     v.reset(seed=0)
     n = v.num_envs
@@ -50,29 +50,26 @@ def main():
         import gymnasium as gym
     except ImportError:
         gym = None
-    print("load average before: %.1f %.1f %.1f" % os.getloadavg())
+    print("load average before: %.1f %.1f %.1f (2 cores; other builds share them)" % os.getloadavg())
+    # Short windows, interleaved, so that each ratio compares rates measured a second apart.
     rows = []
+    mv = gym.make_vec("IGLUGridworld-v0", num_envs=64, vectorization_mode="vector_entry_point", render=False) if gym else None
+    v = agw.VectorEnv(256)
     for r in range(ROUNDS):
         g = go_rate()
-        if gym is not None:
-            mv = gym.make_vec("IGLUGridworld-v0", num_envs=64, vectorization_mode="vector_entry_point", render=False)
-            m = vec_rate(mv)
-            mv.close()
-        else:
-            m = None
-        v = agw.VectorEnv(256)
-        v256 = vec_rate(v)
-        v.close()
+        m = vec_rate(mv, 0.7) if mv is not None else None
+        v256 = vec_rate(v, 0.7)
         rows.append((g, m, v256))
-        print("round %d: Go gridworld bench --envs 2 %s steps/s | make_vec(64, vector_entry_point) %s | VectorEnv(256) %.0f"
-              % (r + 1, "%.0f" % g if g else "(no AGENTDESK_BENCH_BIN)", "%.0f" % m if m else "(no gymnasium)", v256))
-        if g:
-            print("          ratios: make_vec(64) %s, VectorEnv(256) %.2fx (targets 0.3x and 0.5x)"
-                  % ("%.2fx" % (m / g) if m else "-", v256 / g))
+        print("round %d: Go gridworld bench --envs 2 %s steps/s | make_vec(64, vector_entry_point) %s | VectorEnv(256) %.0f%s"
+              % (r + 1, "%.0f" % g if g else "(no AGENTDESK_BENCH_BIN)", "%.0f" % m if m else "(no gymnasium)", v256,
+                 "" if not g else " | ratios %s, %.2fx" % ("%.2fx" % (m / g) if m else "-", v256 / g)))
+    if mv is not None:
+        mv.close()
+    v.close()
     if rows and rows[0][0]:
-        g = sum(x[0] for x in rows)
-        print("over the %d rounds: make_vec(64) %s, VectorEnv(256) %.2fx of the Go engine"
-              % (len(rows), "%.2fx" % (sum(x[1] for x in rows) / g) if gym else "-", sum(x[2] for x in rows) / g))
+        med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+        print("median ratio over %d rounds: make_vec(64) %s (target 0.3x), VectorEnv(256) %.2fx (target 0.5x)"
+              % (len(rows), "%.2fx" % med([x[1] / x[0] for x in rows]) if gym else "-", med([x[2] / x[0] for x in rows])))
     print("load average after: %.1f %.1f %.1f" % os.getloadavg())
 
     env = agw.Env()

@@ -255,6 +255,8 @@ class VectorEnv(_VectorEnvBase):
                 block.append(arr)
             self._block = block
             self._zero_copy = [arr[0] for arr in block]  # copy=False: the same views every call
+            # one environment's arrays by slot (Env)
+            self._single = [arr[:, :, 0] if kind == _native.INFO else arr[:, 0] for (kind, *_), arr in zip(self._out, block)]
             self._slot = 0
         s = self._slot
         if self.copy:
@@ -572,19 +574,20 @@ class Env(_EnvBase):
         v = self._vec
         if flags & _native.FLAG_DIALOG:
             v._read_dialogs()
-        b = [arr[v._slot - 1] for arr in v._block] if v.copy else v._zero_copy
-        k = self._nobs
-        obs = {key: b[j][0] for j, key in enumerate(v._obs_keys)}
+        s = v._slot - 1 if v.copy else 0
+        one = v._single
+        obs = {key: one[j][s] for j, key in enumerate(v._obs_keys)}
         obs["dialog"] = v._dialogs[0]
         self._obs = obs
-        return (obs,) + tuple(b[k:k + 6])
+        return obs, s
 
     def _stepped(self, flags):
-        obs, rew, term, trunc, ints, task_reward, completed = self._result(flags)
-        step, right, wrong, mi, size = ints[:, 0].tolist()
+        obs, s = self._result(flags)
+        one, k = self._vec._single, self._nobs
+        step, right, wrong, mi, size = one[k + 3][s].tolist()
         info = {"step": step, "right_placement": right, "wrong_placement": wrong, "max_intersection": mi,
-                "target_size": size, "task_reward": float(task_reward[0]), "completed": bool(completed[0])}
-        return obs, float(rew[0]), bool(term[0]), bool(trunc[0]), info
+                "target_size": size, "task_reward": float(one[k + 4][s]), "completed": bool(one[k + 5][s])}
+        return obs, float(one[k][s]), bool(one[k + 1][s]), bool(one[k + 2][s]), info
 
     def reset(self, *, seed=None, options=None):
         if _EnvBase is not object:
