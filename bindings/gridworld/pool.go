@@ -135,8 +135,13 @@ func (p *stepPool) runTogether(n int, f func(lo, hi int)) {
 		}
 	}
 	j.work(false)
-	for spins := 0; j.done.Load() < chunks; spins++ {
-		if spins&63 == 63 {
+	// Spin, yielding only now and then: the caller is a C thread inside a cgo callback, its
+	// goroutine locked to it, and every runtime.Gosched there hands the thread off through
+	// the scheduler (a futex sleep and wake, tens of microseconds), while the wait is for
+	// chunks a helper has started (microseconds). It must yield sometimes all the same: a
+	// garbage collection stopping the world waits for this goroutine, and the helper for it.
+	for spins := 1; j.done.Load() < chunks; spins++ {
+		if spins&(1<<12-1) == 0 {
 			runtime.Gosched()
 		}
 	}
