@@ -572,7 +572,7 @@ func step(h C.int64_t, autoreset C.int) C.int {
 				x.steps[i]++
 				info := e.Info()
 				x.writeInfo(i, &info)
-				truncated := done && x.maxStep > 0 && x.steps[i] >= x.maxStep && !e.Info().Completed
+				truncated := done && x.maxStep > 0 && x.steps[i] >= x.maxStep && !info.Completed
 				set(rew, i, r)
 				set(term, i, b2u(done && !truncated))
 				set(trunc, i, b2u(truncated))

@@ -128,7 +128,7 @@ def _no_render_message(msg, env_id):
             % (msg, env_id or "This environment", (why[0] + ". ") if why else ""))
 
 
-def _free(handle, pool):
+def _free(handle):
     if _native._LIB is not None:
         _native._LIB.agd_free(handle)
 
@@ -183,7 +183,7 @@ class VectorEnv(_VectorEnvBase):
                 raise _native.GridworldError(_no_render_message(msg, env_id))
             raise ValueError(msg)
         self._h = h
-        self._finalizer = weakref.finalize(self, _free, h, None)
+        self._finalizer = weakref.finalize(self, _free, h)
         self.num_envs = int(n)
         self.copy = bool(copy)
         self.autoreset_mode = AutoresetMode(mode) if AutoresetMode else mode
@@ -237,7 +237,6 @@ class VectorEnv(_VectorEnvBase):
         if _batch_space is not None:
             self.observation_space = _batch_space(self.single_observation_space, n)
             self.action_space = _batch_space(self.single_action_space, n)
-        self._set_flying_fn = self._set_flying
 
     # -- the blocks of output arrays --
 
