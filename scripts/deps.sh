@@ -10,9 +10,11 @@ build_pkgs=(gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
   libxi-dev libxxf86vm-dev libxext-dev libxrender-dev libfreetype-dev libjpeg-dev)
 # openbox, wmctrl, x11-apps (xwd) and imagemagick: the UI tour's window manager, close request
 # and screenshots (scripts/ui-tour.sh); chromium: the study pages' tests in a real browser
-# (ui/web, driven with chromedp); python3-pytest: the Python package's tests (bindings/python)
+# (ui/web, driven with chromedp); python3-pytest: the Python package's tests (bindings/python);
+# python3-cloudpickle and python3-typing-extensions: the vendored Gymnasium's dependencies
+# besides NumPy (../shared/vendor/python)
 test_pkgs=(xvfb xauth libgl1-mesa-dri python3-numpy python3-pil ffmpeg fonts-wqy-microhei openbox wmctrl x11-apps imagemagick
-  chromium python3-pytest)
+  chromium python3-pytest python3-cloudpickle python3-typing-extensions)
 package_pkgs=(xz-utils desktop-file-utils dpkg-dev x11-apps imagemagick)
 # the Windows build (mingw, windres), its icon (imagemagick) and installer (nsis); running it
 # under wine with a virtual display for make test-windows

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	gw "github.com/agentdesk/agentdesk/engine/gridworld"
@@ -43,14 +44,27 @@ const (
 	bufPose       = 11 // float64[n][5]: the agent's x, y, z, yaw, pitch (the state, not the observation)
 	bufPOV        = 12 // uint8[n][height][width][3]: the pov observation (render_size is width, height)
 	bufDialog     = 13 // uint8[n]: 1 when the call changed environment i's dialog (read it with agd_dialog)
-	numBufs       = 14
+	// The step info, written by steps (zeros where a step reset the environment instead):
+	bufInfo       = 14 // int64[5][n]: steps since reset, right placements, wrong placements, maximal intersection, target size
+	bufTaskReward = 15 // float64[n]: the task's reward before the size-reward wrapper
+	bufCompleted  = 16 // uint8[n]: the task is complete
+	bufStepped    = 17 // uint8[n]: 1 when the call stepped environment i, 0 when it reset it (next-step autoreset)
+	numBufs       = 18
+	numInfoInts   = 5
 )
+
+// unslotted are the buffers bound with exactly one environment batch's worth: the actions read
+// from and the flags and state read right after the call. The others, the outputs a step
+// returns, may be bound with room for several slots; each call writes the slot it is given,
+// so Python can hand out every step's arrays fresh without copying them.
+var unslotted = map[int]bool{bufActions: true, bufFlying: true, bufPose: true, bufDialog: true}
 
 // bufSizes are the element sizes and counts per environment.
 var bufSizes = map[int][2]int{
 	bufActions: {8, 1}, bufInventory: {4, gw.NumColors}, bufCompass: {4, 1}, bufAgentPos: {4, 5},
 	bufGrid: {4, gw.NumCells}, bufTarget: {4, gw.NumCells}, bufReward: {8, 1}, bufTerminated: {1, 1},
 	bufTruncated: {1, 1}, bufFlying: {4, 8}, bufPose: {8, 5}, bufDialog: {1, 1},
+	bufInfo: {8, numInfoInts}, bufTaskReward: {8, 1}, bufCompleted: {1, 1}, bufStepped: {1, 1},
 }
 
 // renderHost runs work on the one thread that owns the OpenGL context and gives pov renderers
@@ -68,13 +82,23 @@ type handle struct {
 	mu sync.Mutex
 	// host is set when the environments render a pov with OpenGL: every call then runs on
 	// its thread, one environment after another.
-	host    renderHost
-	povW    int
-	povH    int
-	batch   *gw.Batch
-	n       int
-	flying  bool
-	bufs    [numBufs]unsafe.Pointer
+	host   renderHost
+	povW   int
+	povH   int
+	batch  *gw.Batch
+	n      int
+	flying bool
+	bufs   [numBufs]unsafe.Pointer
+	// slots and slotBytes are each buffer's slots and the bytes of one; cur points at the
+	// slot the current call writes (slot).
+	slots     [numBufs]int
+	slotBytes [numBufs]int
+	cur       [numBufs]unsafe.Pointer
+	slot      int
+	pool      *stepPool
+	// flags are what the call tells its caller besides success (flag*): set from the
+	// goroutines stepping the environments.
+	flags   atomic.Int32
 	err     string
 	actions []gw.Action
 	obs     []*gw.Observation
@@ -124,11 +148,36 @@ func locked(h C.int64_t, f func(x *handle) error) C.int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	clear(slice[uint8](x.bufs[bufDialog], x.n))
-	if x.host != nil {
-		return guard(x, func() error { return x.host.Do(func() error { return f(x) }) })
+	for k := range x.bufs {
+		x.cur[k] = x.bufs[k]
+		if x.bufs[k] != nil && x.slot > 0 && !unslotted[k] {
+			if x.slot >= x.slots[k] {
+				x.err = fmt.Sprintf("slot %d: buffer %d has %d slots", x.slot, k, x.slots[k])
+				return -1
+			}
+			x.cur[k] = unsafe.Add(x.bufs[k], x.slot*x.slotBytes[k])
+		}
 	}
-	return guard(x, func() error { return f(x) })
+	x.flags.Store(0)
+	var code C.int
+	if x.host != nil {
+		code = guard(x, func() error { return x.host.Do(func() error { return f(x) }) })
+	} else {
+		code = guard(x, func() error { return f(x) })
+	}
+	if code == 0 {
+		return C.int(x.flags.Load())
+	}
+	return code
 }
+
+// What a successful call returns (negative codes are errors): bits telling the caller what
+// it would otherwise find by scanning the arrays.
+const (
+	flagDialog = 1 // some environment's dialog changed (read it with agd_dialog)
+	flagEnded  = 2 // some environment's episode ended (terminated or truncated)
+	flagReset  = 4 // some environment was reset instead of stepped (next-step autoreset)
+)
 
 func guard(h *handle, f func() error) (code C.int) {
 	defer func() {
@@ -267,10 +316,11 @@ func agd_bind(h C.int64_t, kind C.int, ptr unsafe.Pointer, nbytes C.int64_t) C.i
 		if !ok {
 			return fmt.Errorf("unknown buffer kind %d", kind)
 		}
-		if want := int64(sz[0] * sz[1] * x.n); int64(nbytes) != want {
-			return fmt.Errorf("buffer %d holds %d bytes, want %d", kind, nbytes, want)
+		one := int64(sz[0] * sz[1] * x.n)
+		if int64(nbytes) != one && (unslotted[int(kind)] || nbytes <= 0 || int64(nbytes)%one != 0) {
+			return fmt.Errorf("buffer %d holds %d bytes, want %d (or a multiple for slots)", kind, nbytes, one)
 		}
-		x.bufs[kind] = ptr
+		x.bufs[kind], x.slots[kind], x.slotBytes[kind] = ptr, int(int64(nbytes)/one), int(one)
 		return nil
 	})
 }
@@ -286,34 +336,35 @@ func slice[T any](p unsafe.Pointer, n int) []T {
 func (x *handle) write(i int, o *gw.Observation) {
 	if o.Dialog != x.dialogs[i] {
 		x.dialogs[i] = o.Dialog
-		set(slice[uint8](x.bufs[bufDialog], x.n), i, 1)
+		set(slice[uint8](x.cur[bufDialog], x.n), i, 1)
+		x.flags.Or(flagDialog)
 	}
-	if inv := slice[float32](x.bufs[bufInventory], x.n*gw.NumColors); inv != nil {
+	if inv := slice[float32](x.cur[bufInventory], x.n*gw.NumColors); inv != nil {
 		copy(inv[i*gw.NumColors:(i+1)*gw.NumColors], o.Inventory[:])
 	}
-	if c := slice[float32](x.bufs[bufCompass], x.n); c != nil {
+	if c := slice[float32](x.cur[bufCompass], x.n); c != nil {
 		c[i] = o.Compass
 	}
-	if p := slice[float32](x.bufs[bufAgentPos], x.n*5); p != nil {
+	if p := slice[float32](x.cur[bufAgentPos], x.n*5); p != nil {
 		copy(p[i*5:(i+1)*5], o.AgentPos[:])
 	}
-	if g := slice[int32](x.bufs[bufGrid], x.n*gw.NumCells); g != nil {
+	if g := slice[int32](x.cur[bufGrid], x.n*gw.NumCells); g != nil {
 		widen(g[i*gw.NumCells:(i+1)*gw.NumCells], &o.Grid)
 	}
-	if g := slice[int32](x.bufs[bufTarget], x.n*gw.NumCells); g != nil {
+	if g := slice[int32](x.cur[bufTarget], x.n*gw.NumCells); g != nil {
 		widen(g[i*gw.NumCells:(i+1)*gw.NumCells], &o.TargetGrid)
 	}
-	if p := slice[float64](x.bufs[bufPose], x.n*5); p != nil {
+	if p := slice[float64](x.cur[bufPose], x.n*5); p != nil {
 		st := x.batch.Envs[i].State()
 		pos := st.Position()
 		q := p[i*5 : i*5+5]
 		q[0], q[1], q[2], q[3], q[4] = pos[0], pos[1], pos[2], st.Yaw(), st.Pitch()
 	}
-	if o.POV != nil && x.bufs[bufPOV] != nil {
+	if o.POV != nil && x.cur[bufPOV] != nil {
 		// The renderers reuse one image for every environment of the handle: it is copied
 		// here, right after the step or reset that drew it.
 		n := x.povW * x.povH * 3
-		rgbFromRGBA(slice[uint8](x.bufs[bufPOV], x.n*n)[i*n:(i+1)*n], o.POV.Pix, x.povW, x.povH, o.POV.Stride)
+		rgbFromRGBA(slice[uint8](x.cur[bufPOV], x.n*n)[i*n:(i+1)*n], o.POV.Pix, x.povW, x.povH, o.POV.Stride)
 	}
 }
 
@@ -328,12 +379,87 @@ func rgbFromRGBA(dst, src []uint8, w, h, stride int) {
 	}
 }
 
+// agd_reset_some resets the environments whose mask byte is 1 (all of them when mask is NULL),
+// environment i seeded with seeds[i] first when seeds is not NULL and seeds[i] >= 0, and
+// writes their observations into slot slot (the others' rows are left as they are).
+//
+//export agd_reset_some
+func agd_reset_some(h C.int64_t, slot C.int, mask *C.uint8_t, seeds *C.int64_t) C.int {
+	if x := get(h); x != nil {
+		x.mu.Lock()
+		x.slot = int(slot)
+		x.mu.Unlock()
+	}
+	return locked(h, func(x *handle) error {
+		m := slice[uint8](unsafe.Pointer(mask), x.n)
+		sd := slice[int64](unsafe.Pointer(seeds), x.n)
+		errs := make([]error, x.n)
+		one := func(i int) {
+			if m != nil && m[i] == 0 {
+				return
+			}
+			e := x.batch.Envs[i]
+			if sd != nil && sd[i] >= 0 {
+				e.Seed(uint64(sd[i]))
+				freshBody(e, x.cfg)
+			}
+			o, err := e.Reset()
+			if err != nil {
+				errs[i] = fmt.Errorf("environment %d: %w", i, err)
+				return
+			}
+			x.steps[i], x.pending[i] = 0, false
+			x.write(i, o)
+		}
+		if x.host != nil { // one at a time on the OpenGL thread, each pov copied before the next
+			for i := range x.n {
+				one(i)
+			}
+		} else {
+			x.parallel(func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					one(i)
+				}
+			})
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// freshBody gives a seeded reset's agent the body of a new environment. A reset keeps the
+// active colour, vertical speed, physics sub-steps and flying flag (spec quirk 7, kept for
+// replaying the original); Gymnasium's reset(seed=...) promises the same episode for the same
+// seed, so a seeded reset starts from scratch.
+func freshBody(e *gw.Env, cfg gw.Config) {
+	st := e.State()
+	st.SetVerticalSpeed(0)
+	st.SetSubSteps(2)
+	st.SetStrafe(0, 0, cfg.ActionSpace == gw.Flying)
+	st.SetInventory(st.Inventory(), gw.Blue)
+}
+
+// agd_set_slot makes the calls that take no slot (agd_step_json, agd_initialize_world,
+// agd_reset, agd_step) write into slot slot until another call sets it.
+//
+//export agd_set_slot
+func agd_set_slot(h C.int64_t, slot C.int) C.int {
+	x := get(h)
+	if x == nil {
+		return -3
+	}
+	x.mu.Lock()
+	x.slot = int(slot)
+	x.mu.Unlock()
+	return 0
+}
+
 //export agd_reset
 func agd_reset(h C.int64_t, seed C.int64_t, seeded C.int) C.int {
 	return locked(h, func(x *handle) error {
 		if seeded != 0 {
 			for i, e := range x.batch.Envs {
 				e.Seed(uint64(seed) + uint64(i))
+				freshBody(e, x.cfg)
 			}
 		}
 		if x.host != nil { // one at a time on the OpenGL thread, each pov copied before the next
@@ -370,6 +496,22 @@ const (
 //
 //export agd_step
 func agd_step(h C.int64_t, autoreset C.int) C.int {
+	return step(h, autoreset)
+}
+
+// agd_step_slot is agd_step writing its outputs into slot slot of the bound buffers.
+//
+//export agd_step_slot
+func agd_step_slot(h C.int64_t, autoreset C.int, slot C.int) C.int {
+	if x := get(h); x != nil {
+		x.mu.Lock()
+		x.slot = int(slot)
+		x.mu.Unlock()
+	}
+	return step(h, autoreset)
+}
+
+func step(h C.int64_t, autoreset C.int) C.int {
 	return locked(h, func(x *handle) error {
 		if x.flying {
 			f := slice[float32](x.bufs[bufFlying], x.n*8)
@@ -398,9 +540,9 @@ func agd_step(h C.int64_t, autoreset C.int) C.int {
 				x.actions[i] = gw.DiscreteAction(int(a))
 			}
 		}
-		rew := slice[float64](x.bufs[bufReward], x.n)
-		term := slice[uint8](x.bufs[bufTerminated], x.n)
-		trunc := slice[uint8](x.bufs[bufTruncated], x.n)
+		rew := slice[float64](x.cur[bufReward], x.n)
+		term := slice[uint8](x.cur[bufTerminated], x.n)
+		trunc := slice[uint8](x.cur[bufTruncated], x.n)
 		var errs []error
 		x.parallel(func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -415,6 +557,8 @@ func agd_step(h C.int64_t, autoreset C.int) C.int {
 					x.results[i].Err = nil
 					x.steps[i] = 0
 					x.write(i, o)
+					x.writeInfo(i, nil)
+					x.flags.Or(flagReset)
 					set(rew, i, 0)
 					set(term, i, 0)
 					set(trunc, i, 0)
@@ -426,10 +570,15 @@ func agd_step(h C.int64_t, autoreset C.int) C.int {
 					continue
 				}
 				x.steps[i]++
-				truncated := done && x.maxStep > 0 && x.steps[i] >= x.maxStep && !e.Info().Completed
+				info := e.Info()
+				x.writeInfo(i, &info)
+				truncated := done && x.maxStep > 0 && x.steps[i] >= x.maxStep && !info.Completed
 				set(rew, i, r)
 				set(term, i, b2u(done && !truncated))
 				set(trunc, i, b2u(truncated))
+				if done {
+					x.flags.Or(flagEnded)
+				}
 				if done && autoreset == autoresetSameStep {
 					if o, err = e.Reset(); err != nil {
 						x.results[i].Err = err
@@ -452,6 +601,22 @@ func agd_step(h C.int64_t, autoreset C.int) C.int {
 		}
 		return errors.Join(errs...)
 	})
+}
+
+// writeInfo writes environment i's step info (zeros and stepped 0 when info is nil: the
+// call reset it instead).
+func (x *handle) writeInfo(i int, info *gw.StepInfo) {
+	var st gw.StepInfo
+	if info != nil {
+		st = *info
+	}
+	if p := slice[int64](x.cur[bufInfo], x.n*numInfoInts); p != nil {
+		p[i], p[x.n+i], p[2*x.n+i] = int64(st.Step), int64(st.Right), int64(st.Wrong)
+		p[3*x.n+i], p[4*x.n+i] = int64(st.MaxInt), int64(st.TargetSize)
+	}
+	set(slice[float64](x.cur[bufTaskReward], x.n), i, st.TaskReward)
+	set(slice[uint8](x.cur[bufCompleted], x.n), i, b2u(st.Completed))
+	set(slice[uint8](x.cur[bufStepped], x.n), i, b2u(info != nil))
 }
 
 func set[T any](s []T, i int, v T) {
@@ -485,8 +650,17 @@ func b2u(b bool) uint8 {
 //export agd_free
 func agd_free(h C.int64_t) {
 	mu.Lock()
+	x := handles[int64(h)]
 	delete(handles, int64(h))
 	mu.Unlock()
+	if x != nil {
+		x.mu.Lock()
+		if x.pool != nil {
+			x.pool.close()
+			x.pool = nil
+		}
+		x.mu.Unlock()
+	}
 }
 
 // agd_features tells what this build of the library has: bit 0, the OpenGL pov renderer.
@@ -582,40 +756,39 @@ func agd_step_json(h C.int64_t, i C.int, actionJSON *C.char) C.int {
 			return err
 		}
 		x.steps[k]++
-		truncated := done && x.maxStep > 0 && x.steps[k] >= x.maxStep && !e.Info().Completed
-		set(slice[float64](x.bufs[bufReward], x.n), k, r)
-		set(slice[uint8](x.bufs[bufTerminated], x.n), k, b2u(done && !truncated))
-		set(slice[uint8](x.bufs[bufTruncated], x.n), k, b2u(truncated))
+		info := e.Info()
+		x.writeInfo(k, &info)
+		truncated := done && x.maxStep > 0 && x.steps[k] >= x.maxStep && !info.Completed
+		set(slice[float64](x.cur[bufReward], x.n), k, r)
+		set(slice[uint8](x.cur[bufTerminated], x.n), k, b2u(done && !truncated))
+		set(slice[uint8](x.cur[bufTruncated], x.n), k, b2u(truncated))
+		if done {
+			x.flags.Or(flagEnded)
+		}
 		x.write(k, o)
 		return nil
 	})
 }
 
-// minPerWorker is the fewest environments worth another goroutine in one step: a step of the
-// engine takes about 0.3 us, while handing work to a sleeping thread and waiting for it costs
-// tens of microseconds per call (measured from Python: 64 environments, 0.89M steps/s on two
-// goroutines, 2.87M on the calling one; 1,024: 2.5M on one, 3.2M on two).
-const minPerWorker = 512
+// minParallel is the fewest environments stepped on more than the calling thread. A step of
+// the engine takes about 0.3 us; handing work to a parked goroutine costs tens of microseconds
+// (the first version, goroutines started per call: 64 environments 0.89M steps/s on two, 2.87M
+// on the calling one), so the helpers of stepPool stay awake between calls and the caller
+// takes any chunk a helper has not started.
+const minParallel = 2 * chunkEnvs
 
 // parallel runs f over chunks of the environments: the first chunk on the calling goroutine,
 // the others on their own, as many as the batch is worth.
 func (x *handle) parallel(f func(lo, hi int)) {
-	w := max(1, min(runtime.GOMAXPROCS(0), x.n/minPerWorker))
-	if w == 1 || x.host != nil { // OpenGL draws on its own thread only
+	procs := runtime.GOMAXPROCS(0)
+	if procs == 1 || x.n < minParallel || x.host != nil { // OpenGL draws on its own thread only
 		f(0, x.n)
 		return
 	}
-	var wg sync.WaitGroup
-	for k := 1; k < w; k++ {
-		lo, hi := k*x.n/w, (k+1)*x.n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
+	if x.pool == nil {
+		x.pool = newStepPool(procs - 1)
 	}
-	f(0, x.n/w)
-	wg.Wait()
+	x.pool.run(x.n, f)
 }
 
 // agd_set_tasks makes every environment's resets draw their tasks from a task spec (the command

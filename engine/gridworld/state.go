@@ -546,6 +546,10 @@ func (s *State) SetInventory(inv [NumColors]int, active int) {
 // SetVerticalSpeed sets dy (tools and tests).
 func (s *State) SetVerticalSpeed(dy float64) { s.dy = dy }
 
+// SetSubSteps sets the physics sub-steps of the next update (tools, and the Python binding's
+// seeded resets, which start from a fresh body).
+func (s *State) SetSubSteps(n int) { s.subSteps = n }
+
 // SetStrafe sets the strafe accumulator and flying flag (tools and tests).
 func (s *State) SetStrafe(s0, s1 float64, flying bool) {
 	s.strafe = [2]float64{s0, s1}

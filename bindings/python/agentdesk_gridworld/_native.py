@@ -20,7 +20,10 @@ GL_LIB_NAME = "libagentdesk_gridworld_gl.so"
 FEATURE_RENDER = 1
 
 # Buffer kinds of agd_bind (bindings/gridworld/main.go).
-ACTIONS, INVENTORY, COMPASS, AGENT_POS, GRID, TARGET, REWARD, TERMINATED, TRUNCATED, FLYING, POSE, POV, DIALOG = range(1, 14)
+(ACTIONS, INVENTORY, COMPASS, AGENT_POS, GRID, TARGET, REWARD, TERMINATED, TRUNCATED, FLYING, POSE, POV, DIALOG,
+ INFO, TASK_REWARD, COMPLETED, STEPPED) = range(1, 18)
+# What a successful call returns besides success (bits; negative codes are errors).
+FLAG_DIALOG, FLAG_ENDED, FLAG_RESET = 1, 2, 4
 
 
 class GridworldError(RuntimeError):
@@ -85,6 +88,12 @@ def lib():
     L.agd_set_tasks.restype = ctypes.c_int
     L.agd_dialog.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
     L.agd_dialog.restype = ctypes.c_int
+    L.agd_step_slot.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.c_int]
+    L.agd_step_slot.restype = ctypes.c_int
+    L.agd_reset_some.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    L.agd_reset_some.restype = ctypes.c_int
+    L.agd_set_slot.argtypes = [ctypes.c_int64, ctypes.c_int]
+    L.agd_set_slot.restype = ctypes.c_int
     L.agd_features.argtypes = []
     L.agd_features.restype = ctypes.c_int
     _LIB = L
@@ -101,8 +110,10 @@ def error(handle):
 
 
 def check(handle, code):
-    if code != 0:
+    """Raises the handle's error when code is one (negative); returns the call's flags."""
+    if code < 0:
         raise GridworldError(error(handle))
+    return code
 
 
 def can_render():

@@ -43,14 +43,16 @@ class Box:
 
 
 class Text:
-    def __init__(self, max_length=1 << 16):
-        self.max_length = max_length
+    def __init__(self, max_length, min_length=1, charset=None):
+        self.max_length, self.min_length = max_length, min_length
+        self.charset = None if charset is None else frozenset(charset)
 
     def sample(self):
         return ""
 
     def contains(self, x):
-        return isinstance(x, str)
+        return (isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+                and (self.charset is None or self.charset.issuperset(x)))
 
 
 class Dict:

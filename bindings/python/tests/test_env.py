@@ -1,5 +1,8 @@
 import gc
+import os
 import resource
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +15,7 @@ def test_default_env_is_ready_to_use():
     obs, info = env.reset(seed=0)
     assert info == {}
     assert set(obs) == {"inventory", "compass", "dialog"}
+    assert env.observation_space.contains(obs)
     assert obs["inventory"].shape == (6,) and obs["inventory"].dtype == np.float32
     assert obs["compass"].shape == (1,) and obs["compass"].dtype == np.float32
     assert list(obs["inventory"]) == [20] * 6 or obs["inventory"].sum() <= 120
@@ -89,33 +93,110 @@ def test_bad_actions_and_options_raise():
         env.step(0)
 
 
-def test_vector_env_shares_arrays_and_autoresets_next_step():
+def test_vector_env_autoresets_next_step_with_fresh_arrays():
     n = 8
     v = agw.VectorEnv(n, "IGLUGridworldVector-v0", max_steps=3)
     obs, _ = v.reset(seed=0)
-    grid = obs["grid"]
-    assert grid.shape == (n, 9, 11, 11)
+    assert obs["grid"].shape == (n, 9, 11, 11)
     actions = np.zeros(n, np.int64)
+    kept = []
     for t in range(3):
-        obs2, rew, term, trunc, _ = v.step(actions)
-        assert obs2["grid"] is grid, "observations are views of the same arrays"
+        obs2, rew, term, trunc, info = v.step(actions)
+        kept.append((obs2, rew, term, trunc, info))
+        assert not np.shares_memory(obs2["grid"], obs["grid"]), "every step's arrays are fresh"
+        assert set(info) >= {"step", "_step", "right_placement", "task_reward", "completed"}
+        assert (info["step"] == t + 1).all() and info["_step"].all()
     assert (term | trunc).all(), "every episode ended at max_steps"
-    # Next-step autoreset (Gymnasium 1.x): this step resets, reward 0, flags cleared.
-    obs3, rew, term, trunc, _ = v.step(actions)
+    assert [int(k[4]["step"][0]) for k in kept] == [1, 2, 3], "earlier infos are not overwritten"
+    # Next-step autoreset (Gymnasium 1.x): this step resets, reward 0, flags cleared, no info.
+    obs3, rew, term, trunc, info = v.step(actions)
     assert not term.any() and not trunc.any() and not rew.any()
+    assert info == {}, "reset environments have no step info (as SyncVectorEnv)"
     assert not obs3["agentPos"].any(), "reset observations have zero agentPos (the original's quirk)"
+    assert (kept[-1][2] | kept[-1][3]).all(), "the flags returned before are not overwritten"
     with pytest.raises(ValueError):
         v.step(np.zeros(n - 1, np.int64))
     v.close()
 
 
+def test_zero_copy_is_an_option():
+    v = agw.VectorEnv(4, "IGLUGridworldVector-v0", copy=False)
+    obs, _ = v.reset(seed=0)
+    obs2, rew, *_ = v.step(np.zeros(4, np.int64))
+    obs3, rew3, *_ = v.step(np.zeros(4, np.int64))
+    assert obs3["grid"] is obs2["grid"] and rew3 is rew, "copy=False: the same arrays every step"
+    env = agw.Env(copy=False)
+    o1, _ = env.reset(seed=0)
+    o2, *_ = env.step(1)
+    assert np.shares_memory(o1["inventory"], o2["inventory"])
+
+
+def test_env_step_returns_fresh_values():
+    env = agw.Env("IGLUGridworldVector-v0")
+    obs, _ = env.reset(seed=0)
+    seen, rewards = [], []
+    for a in (1, 1, 13, 6, 6):
+        o, r, te, tr, info = env.step(a)
+        seen.append(o)
+        rewards.append(r)
+        assert set(info) == set(agw.INFO_KEYS) and isinstance(info["completed"], bool)
+    assert len({id(o) for o in seen}) == len(seen) and len({id(o["agentPos"]) for o in seen}) == len(seen)
+    assert not np.array_equal(seen[0]["agentPos"], seen[2]["agentPos"]), "earlier observations are kept as they were"
+
+
 def test_same_step_autoreset():
-    v = agw.VectorEnv(2, "IGLUGridworldVector-v0", max_steps=2, autoreset="same-step")
+    v = agw.VectorEnv(2, "IGLUGridworldVector-v0", max_steps=2, autoreset_mode="same-step")
     v.reset(seed=0)
-    v.step(np.zeros(2, np.int64))
-    obs, _, term, trunc, _ = v.step(np.zeros(2, np.int64))
+    last, *_ = v.step(np.array([1, 2]))
+    obs, _, term, trunc, info = v.step(np.array([1, 2]))
     assert (term | trunc).all()
     assert not obs["agentPos"].any(), "the observation is already the new episode's first"
+    assert info["_final_obs"].all() and info["_final_info"].all()
+    final = info["final_obs"][0]
+    assert final["agentPos"].any() and final["grid"].shape == (9, 11, 11) and isinstance(final["dialog"], str)
+    assert (info["final_info"]["step"] == 2).all()
+    assert "step" not in info, "the reset environments' own info is empty"
+
+
+def test_disabled_autoreset_and_reset_mask():
+    v = agw.VectorEnv(3, "IGLUGridworldVector-v0", max_steps=2, autoreset_mode="disabled")
+    v.reset(seed=0)
+    v.step(np.array([1, 1, 1]))
+    before, _, term, trunc, _ = v.step(np.array([1, 1, 1]))
+    assert (term | trunc).all()
+    with pytest.raises(ValueError, match="reset_mask"):
+        v.step(np.array([1, 1, 1]))
+    mask = np.array([True, False, True])
+    obs, info = v.reset(options={"reset_mask": mask})
+    assert not obs["agentPos"][0].any() and np.array_equal(obs["agentPos"][1], before["agentPos"][1])
+    with pytest.raises(ValueError, match="reset_mask"):
+        v.step(np.array([1, 1, 1]))
+    v.reset(options={"reset_mask": ~mask})
+    v.step(np.array([1, 1, 1]))
+
+
+def test_reset_options_task():
+    env = agw.Env(target_in_obs=True)
+    obs, _ = env.reset(seed=0, options={"task": agw.DUMMY_TASK})
+    assert np.count_nonzero(obs["target_grid"]) == 1 and obs["dialog"] == ""
+    obs, _ = env.reset(seed=0, options={"task": "samples"})
+    assert obs["dialog"]
+    with pytest.raises(ValueError, match="unknown keys"):
+        env.reset(options={"colour": 1})
+    v = agw.VectorEnv(2, target_in_obs=True)
+    obs, _ = v.reset(options={"task": agw.DUMMY_TASK})
+    assert (np.count_nonzero(obs["target_grid"].reshape(2, -1), axis=1) == 1).all()
+
+
+def test_seeded_reset_starts_afresh():
+    # a reset keeps the fall speed (the original's quirk, for replay); a seeded one does not
+    env = agw.Env("IGLUGridworldVector-v0")
+    runs = []
+    for _ in range(3):
+        env.reset(seed=5)
+        runs.append([env.step(5)[0]["agentPos"].copy() for _ in range(3)])
+    for r in runs[1:]:
+        assert all(np.array_equal(a, b) for a, b in zip(runs[0], r))
 
 
 def test_gym_compat_wrapper():
@@ -127,6 +208,7 @@ def test_gym_compat_wrapper():
 
 def test_dropping_envs_frees_the_engine():
     lib = agw._native.lib()
+    gc.collect()
     base = lib.agd_count()
     for _ in range(2000):
         e = agw.Env()
@@ -155,3 +237,23 @@ def test_vector_env_refuses_walking_dictionaries():
     assert env.pose[2] != 0 or env.pose[0] != 0 or True
     with pytest.raises(ValueError):
         env.step({"forward": "yes"})
+
+
+def test_package_imports_without_gymnasium():
+    code = """
+import sys
+sys.modules["gymnasium"] = None  # import gymnasium fails
+import agentdesk_gridworld as agw, numpy as np
+assert agw.env._gym is None and agw.VectorEnv.__mro__[1] is object
+v = agw.VectorEnv(3)
+obs, _ = v.reset(seed=0)
+obs, r, te, tr, info = v.step(np.array([1, 2, 3]))
+assert v.single_observation_space.contains({k: x[0] for k, x in obs.items() if k != "dialog"} | {"dialog": obs["dialog"][0]})
+e = agw.Env()
+e.reset(seed=0)
+print("ok", type(e.action_space).__module__, e.step(1)[4]["step"])
+"""
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "ok agentdesk_gridworld.spaces 1" in r.stdout, r.stdout

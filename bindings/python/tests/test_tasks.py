@@ -18,18 +18,25 @@ DIALOGS = """PartitionKey,structureId,StepId,IsHITQualified,instruction,Answer4C
 4-c7,c7,2,True,,,,builder
 3-c9,c9,1,True,build a red block,,,architect
 3-c9,c9,2,True,,,,builder
+5-c9,c9,1,True,"a red block, then “a café-style” tower — 2½ high ✓ 🙂",,,architect
+5-c9,c9,2,True,,,,builder
+5-c9,c9,3,True,"now	tabs and
+new lines",,,architect
+5-c9,c9,4,True,,,,builder
 """
 STEPS = {
     "1-c7/step-2": [[0, 63, 0, 57]],
     "1-c7/step-4": [[0, 63, 0, 57], [0, 64, 0, 59]],
     "4-c7/step-2": [[2, 63, 2, 56]],
     "3-c9/step-2": [[1, 63, 1, 60]],
+    "5-c9/step-2": [[1, 63, 1, 60]],
+    "5-c9/step-4": [[1, 63, 1, 60], [1, 64, 1, 60]],
 }
 
 
 @pytest.fixture
 def dataset(tmp_path):
-    (tmp_path / "dialogs.csv").write_text(DIALOGS)
+    (tmp_path / "dialogs.csv").write_text(DIALOGS, encoding="utf-8")
     for name, blocks in STEPS.items():
         p = tmp_path / "builder-data" / name
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -68,8 +75,42 @@ def test_default_generator_has_dialogs():
     assert len(dialogs) > 1 and all(dialogs), dialogs
 
 
+def test_every_dataset_observation_is_in_the_space(dataset):
+    # every structure, session and turn of the dataset's files, through Env and VectorEnv,
+    # reset and stepped: the dialogs (punctuation, non-ASCII letters, new lines, and
+    # characters outside the charset, which become U+FFFD) are inside the Text space
+    seen = set()
+    for structure, sessions in (("c7", ("1-c7", "4-c7")), ("c9", ("3-c9", "5-c9"))):
+        for session in sessions:
+            for turn in (-1, 0, 1):
+                gen = agw.IGLUDataset(dataset, structure=structure, session=session, turn=turn)
+                try:
+                    env = agw.Env("IGLUGridworldVector-v0", target_in_obs=True, task=gen, max_steps=3)
+                except ValueError:
+                    continue  # the session has no such turn
+                for s in range(3):
+                    obs, _ = env.reset(seed=s)
+                    assert env.observation_space.contains(obs), obs["dialog"]
+                    seen.add(obs["dialog"])
+                    for a in (1, 6, 12):
+                        obs, *_ = env.step(a)
+                        assert env.observation_space.contains(obs)
+                env.close()
+    vec = agw.VectorEnv(6, "IGLUGridworldVector-v0", target_in_obs=True, task=agw.IGLUDataset(dataset), max_steps=2)
+    obs, _ = vec.reset(seed=0)
+    for t in range(30):
+        for i in range(6):
+            one = {k: v[i] for k, v in obs.items()}
+            assert vec.single_observation_space.contains(one), one["dialog"]
+            seen.add(one["dialog"])
+        obs, *_ = vec.step(np.full(6, t % 18))
+    joined = "\n".join(seen)
+    assert "“a café-style” tower — 2½ high \ufffd \ufffd" in joined, seen  # ✓ and 🙂 are not in the charset
+    assert all("🙂" not in d for d in seen)
+
+
 def test_pinned_structure_session_turn(dataset):
-    env = agw.Env(target_in_obs=True, task=agw.IGLUDataset(dataset, structure="c9"))
+    env = agw.Env(target_in_obs=True, task=agw.IGLUDataset(dataset, structure="c9", session="3-c9"))
     for s in range(5):
         obs, _ = env.reset(seed=s)
         assert "red" in obs["dialog"] and np.count_nonzero(obs["target_grid"]) == 1
