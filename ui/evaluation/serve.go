@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -65,6 +66,8 @@ type serveTab struct {
 	rosterTbl  *widget.Table
 	rosterCols *widgets.Columns
 	rosterNote *widget.Label
+	// rosterEmpty says what the roster will show; on show while nobody has come.
+	rosterEmpty *widget.Label
 	// side shows the roster, or the study link and the end of the study.
 	side *container.AppTabs
 }
@@ -110,12 +113,30 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.doneURL.SetPlaceHolder("optional: where participants go at the end, https://…")
 	t.ids = widget.NewMultiLineEntry() // ids pasted one per line are taken as they are
 	t.ids.SetPlaceHolder("participant ids, comma-separated or one per line")
-	t.ids.SetMinRowsVisible(1)
+	// A few rows: ids pasted one per line show as a list, a comma-separated list wraps.
+	t.ids.SetMinRowsVisible(3)
+	t.ids.Wrapping = fyne.TextWrapWord
+	// The link column holds a copy button beside the (truncated) link: what the operator came
+	// for is one click away; selecting the row shows the link whole.
 	t.table = widget.NewTable(
 		func() (int, int) { return len(t.links) + 1, t.cols.Len() },
-		func() fyne.CanvasObject { return truncLabel() },
+		func() fyne.CanvasObject {
+			return container.NewBorder(nil, nil, nil, widgets.NewTipButton("Copy this link", theme.ContentCopyIcon(), nil), truncLabel())
+		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
-			o.(*widget.Label).SetText(t.linkCell(id.Row, t.cols.Index(id.Col)))
+			c := o.(*fyne.Container)
+			col := t.cols.Index(id.Col)
+			c.Objects[0].(*widget.Label).SetText(t.linkCell(id.Row, col))
+			b := c.Objects[1].(*widgets.TipButton)
+			if col != 2 || id.Row == 0 || id.Row-1 >= len(t.links) {
+				b.Hide()
+				b.OnTapped = nil
+				return
+			}
+			l := t.links[id.Row-1]
+			b.Tip = "Copy " + l.id + "'s link"
+			b.OnTapped = func() { t.copy(l.link) }
+			b.Show()
 		})
 	t.cols = widgets.NewColumns(fitTitles(linkColumns), t.table)
 	t.table.OnSelected = func(id widget.TableCellID) {
@@ -134,6 +155,11 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.rosterCols = widgets.NewColumns(fitTitles(rosterColumns), t.rosterTbl)
 	t.rosterNote = widget.NewLabel("Nobody has opened a link yet.")
 	t.rosterNote.Importance = widget.LowImportance
+	t.rosterEmpty = widget.NewLabel("Once the study is served, everyone who opens their link shows here: " +
+		"whether their browser is still there, where they are, their screening and the units they have done.")
+	t.rosterEmpty.Wrapping = fyne.TextWrapWord
+	t.rosterEmpty.Alignment = fyne.TextAlignCenter
+	t.rosterEmpty.Importance = widget.LowImportance
 
 	makeLinks := widget.NewButtonWithIcon("Make links", theme.ContentAddIcon(), t.makeLinks)
 	t.copyAllBtn = widget.NewButtonWithIcon("Copy all", theme.ContentCopyIcon(), t.copyAll)
@@ -149,14 +175,16 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	addrLabel := widget.NewLabelWithStyle("Address", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	bar := container.NewBorder(nil, nil, addrLabel, container.NewHBox(t.public, t.toggle), t.addr)
 	top := container.NewVBox(bar, t.status, widget.NewSeparator())
-	hint := widget.NewLabel("Select a row to copy its link, show it as a QR code or revoke it.")
+	hint := widget.NewLabel("Copy a link with its button; select a row to see the link whole, as a QR code, or revoke it.")
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
 	links := container.NewBorder(
-		container.NewVBox(heading("Participant links"), container.NewBorder(nil, nil, nil, makeLinks, t.ids),
-			container.NewHBox(t.copyAllBtn, t.exportBtn), hint),
+		container.NewVBox(heading("Participant links"),
+			container.NewBorder(nil, nil, nil, container.NewVBox(makeLinks, t.copyAllBtn, t.exportBtn), t.ids), hint),
 		nil, nil, nil, t.cols.Fit())
-	roster := container.NewBorder(t.rosterNote, nil, nil, nil, t.rosterCols.Fit())
+	// Under the roster's headers, until someone comes, what will appear there.
+	roster := container.NewBorder(t.rosterNote, nil, nil, nil,
+		container.NewStack(t.rosterCols.Fit(), container.NewPadded(container.NewVBox(layout.NewSpacer(), t.rosterEmpty, layout.NewSpacer()))))
 	saveEnd := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), t.saveCompletion)
 	end := widget.NewForm(widget.NewFormItem("Completion code", t.code), widget.NewFormItem("Send them to", t.doneURL))
 	settings := container.NewVScroll(container.NewVBox(

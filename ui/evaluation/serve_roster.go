@@ -35,6 +35,11 @@ func (t *serveTab) watchRoster(ctx context.Context, s *serving) {
 			}
 			t.roster = roster
 			t.rosterNote.SetText(rosterSummary(roster))
+			if len(roster) > 0 {
+				t.rosterEmpty.Hide()
+			} else {
+				t.rosterEmpty.Show()
+			}
 			t.rosterTbl.Refresh()
 		})
 	}

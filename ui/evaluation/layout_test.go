@@ -1,0 +1,100 @@
+package evaluation
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/agentdesk/agentdesk/ui/widgets"
+)
+
+// objectsIn is every object on show under o for which keep is true.
+func objectsIn(o fyne.CanvasObject, keep func(fyne.CanvasObject) bool) []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		if keep(o) {
+			out = append(out, o)
+		}
+		switch c := o.(type) {
+		case *fyne.Container:
+			for _, ch := range c.Objects {
+				walk(ch)
+			}
+		case fyne.Widget:
+			for _, ch := range test.WidgetRenderer(c).Objects() {
+				walk(ch)
+			}
+		}
+	}
+	walk(o)
+	return out
+}
+
+// absPos is o's position in the window (zero when not on show).
+func absPos(win fyne.Window, o fyne.CanvasObject) fyne.Position {
+	var pos fyne.Position
+	for _, p := range pathTo(win.Content(), o) {
+		pos = pos.Add(p.Position())
+	}
+	return pos
+}
+
+// The Serve tab at 1024x670: the ids box shows several rows, every link has a copy button in
+// its row that copies it in one click, and the roster says what will appear under its headers
+// while nobody has come.
+func TestServeTabLinksCopyAndRosterEmptyState(t *testing.T) {
+	w, win, st := sampleWS(t, fyne.NewSize(1024, 670))
+	addTwoAnnotators(t, w, st)
+	if err := w.StartTask(TaskServe); err != nil {
+		t.Fatal(err)
+	}
+	tab := w.serve
+	if len(tab.links) < 2 {
+		t.Fatalf("links %+v", tab.links)
+	}
+	if why := inView(win, tab.ids); why != "" {
+		t.Errorf("ids box: %s", why)
+	}
+	line := widget.NewEntry().MinSize().Height
+	if h := tab.ids.Size().Height; h < 2*line {
+		t.Errorf("the ids box is %.0f px tall: one line (%.0f px) where ids are listed", h, line)
+	}
+	copyBtns := objectsIn(tab.table, func(o fyne.CanvasObject) bool {
+		b, ok := o.(*widgets.TipButton)
+		return ok && b.OnTapped != nil
+	})
+	if len(copyBtns) < len(tab.links) {
+		t.Fatalf("%d copy buttons for %d links", len(copyBtns), len(tab.links))
+	}
+	for _, o := range copyBtns {
+		b := o.(*widgets.TipButton)
+		if why := inView(win, b); why != "" {
+			t.Errorf("copy button %q: %s", b.Tip, why)
+		}
+		fyne.CurrentApp().Clipboard().SetContent("")
+		test.Tap(b)
+		got := fyne.CurrentApp().Clipboard().Content()
+		found := false
+		for _, l := range tab.links {
+			if got == l.link && strings.Contains(b.Tip, l.id) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("button %q copied %q", b.Tip, got)
+		}
+	}
+	if len(tab.roster) != 0 {
+		t.Fatalf("roster %+v", tab.roster)
+	}
+	if why := inView(win, tab.rosterEmpty); why != "" || !strings.Contains(tab.rosterEmpty.Text, "shows here") {
+		t.Errorf("the empty roster says nothing about what will appear (%s)", why)
+	}
+}
