@@ -128,15 +128,17 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 			col := t.cols.Index(id.Col)
 			c.Objects[0].(*widget.Label).SetText(t.linkCell(id.Row, col))
 			b := c.Objects[1].(*widgets.TipButton)
-			if col != 2 || id.Row == 0 || id.Row-1 >= len(t.links) {
-				b.Hide()
-				b.OnTapped = nil
-				return
+			show := col == 2 && id.Row > 0 && id.Row-1 < len(t.links)
+			b.OnTapped = nil
+			if show {
+				l := t.links[id.Row-1]
+				b.Tip = "Copy " + l.id + "'s link"
+				b.OnTapped = func() { t.copy(l.link) }
 			}
-			l := t.links[id.Row-1]
-			b.Tip = "Copy " + l.id + "'s link"
-			b.OnTapped = func() { t.copy(l.link) }
-			b.Show()
+			if show != b.Visible() {
+				b.Hidden = !show
+				c.Refresh() // lays the cell out again: a hidden button leaves the text its room
+			}
 		})
 	t.cols = widgets.NewColumns(fitTitles(linkColumns), t.table)
 	t.table.OnSelected = func(id widget.TableCellID) {
