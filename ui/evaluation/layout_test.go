@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/ui/widgets"
@@ -97,4 +98,41 @@ func TestServeTabLinksCopyAndRosterEmptyState(t *testing.T) {
 	if why := inView(win, tab.rosterEmpty); why != "" || !strings.Contains(tab.rosterEmpty.Text, "shows here") {
 		t.Errorf("the empty roster says nothing about what will appear (%s)", why)
 	}
+}
+
+// Results at 1024x670: the summary, progress bar, import and export take one line above the
+// views, and "α level" sits on the line of its dropdown (not at the top of a taller row).
+func TestResultsTopIsOneLineAndLevelAligned(t *testing.T) {
+	w, win, st := sampleWS(t, fyne.NewSize(1024, 670))
+	addTwoAnnotators(t, w, st)
+	if err := w.StartTask(TaskResults); err != nil {
+		t.Fatal(err)
+	}
+	d := w.dash
+	// a status long enough to wrap, as the real one does at this width
+	d.statsStatus.SetText(strings.Repeat("15 labels, ordinal α. Items are dialogues annotated by at least two participants. ", 2))
+	win.Content().Refresh()
+	row := widget.NewButton("Import results…", nil).MinSize().Height
+	top := absPos(win, d.root).Y
+	if y := absPos(win, d.views).Y - top; y > row+2*theme.Padding() {
+		t.Errorf("the views start %.0f px below the tab's top: more than one line (%.0f px) of summary and progress", y, row)
+	}
+	if why := inView(win, d.progress); why != "" {
+		t.Errorf("progress: %s", why)
+	}
+	lp, sp := absPos(win, levelLabelOf(d)), absPos(win, d.level)
+	lc := lp.Y + levelLabelOf(d).Size().Height/2
+	sc := sp.Y + d.level.Size().Height/2
+	if diff := lc - sc; diff > 1 || diff < -1 || levelLabelOf(d).Size().Height > levelLabelOf(d).MinSize().Height+1 {
+		t.Errorf("α level at y %.0f (height %.0f), its dropdown at y %.0f (height %.0f): not on one line",
+			lp.Y, levelLabelOf(d).Size().Height, sp.Y, d.level.Size().Height)
+	}
+}
+func levelLabelOf(d *evalDashboard) *widget.Label {
+	for _, l := range labelsIn(d.root) {
+		if l.Text == "α level" {
+			return l
+		}
+	}
+	return nil
 }
