@@ -1,6 +1,8 @@
 package evaluation
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/ui/uitest"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
@@ -135,4 +138,48 @@ func levelLabelOf(d *evalDashboard) *widget.Label {
 		}
 	}
 	return nil
+}
+
+// Deleting a project asks with Cancel and a red Delete, not No/Yes; Cancel keeps it.
+func TestDeleteProjectAsksCancelOrDelete(t *testing.T) {
+	w, win, st := sampleWS(t, fyne.NewSize(1024, 670))
+	if err := w.StartTask(TaskResults); err != nil {
+		t.Fatal(err)
+	}
+	w.tabs.SelectIndex(3)
+	uitest.TapButton(t, win.Content(), "Delete project")
+	top := win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no dialog")
+	}
+	var labels []string
+	var del *widget.Button
+	uitest.Walk(top, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok && b.Visible() {
+			labels = append(labels, b.Text)
+			if b.Text == "Delete" {
+				del = b
+			}
+		}
+	})
+	if del == nil || del.Importance != widget.DangerImportance || !slices.Contains(labels, "Cancel") || slices.Contains(labels, "Yes") {
+		t.Fatalf("the dialog's buttons: %q (Delete danger: %v)", labels, del != nil && del.Importance == widget.DangerImportance)
+	}
+	uitest.TapButton(t, top, "Cancel")
+	if ps, err := st.EvalProjects(context.Background()); err != nil || len(ps) != 1 {
+		t.Fatalf("Cancel: projects %v, %v", ps, err)
+	}
+}
+
+// The sign-in page says once that a short training with feedback comes first, though the
+// sample's description says it too.
+func TestSignInSaysTheTrainingOnce(t *testing.T) {
+	w, _, _ := sampleWS(t, fyne.NewSize(1024, 670))
+	if err := w.StartTask(TaskResults); err != nil {
+		t.Fatal(err)
+	}
+	intro := w.session.intro()
+	if n := strings.Count(strings.ToLower(intro), "training with feedback"); n != 1 {
+		t.Errorf("the training is announced %d times: %q", n, intro)
+	}
 }
