@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -181,5 +182,63 @@ func TestSignInSaysTheTrainingOnce(t *testing.T) {
 	intro := w.session.intro()
 	if n := strings.Count(strings.ToLower(intro), "training with feedback"); n != 1 {
 		t.Errorf("the training is announced %d times: %q", n, intro)
+	}
+}
+
+// inViewIn is inView for an object in a dialog (the overlay on top of win).
+func inViewIn(win fyne.Window, root, obj fyne.CanvasObject) string {
+	path := pathTo(root, obj)
+	if path == nil {
+		return "not on show"
+	}
+	var pos fyne.Position
+	type rect struct{ x, y, w, h float32 }
+	var scrolls []rect
+	for _, o := range path {
+		pos = pos.Add(o.Position())
+		if _, ok := o.(*container.Scroll); ok {
+			scrolls = append(scrolls, rect{pos.X, pos.Y, o.Size().Width, o.Size().Height})
+		}
+	}
+	r := rect{pos.X, pos.Y, obj.Size().Width, obj.Size().Height}
+	// a wrapped label's text is whole when the label is as tall as its text needs
+	if l, ok := obj.(*widget.Label); ok && l.MinSize().Height > r.h+0.5 {
+		return "cut: taller than its room"
+	}
+	size := win.Canvas().Size()
+	const eps = 0.5
+	inside := func(a, b rect) bool {
+		return a.x >= b.x-eps && a.y >= b.y-eps && a.x+a.w <= b.x+b.w+eps && a.y+a.h <= b.y+b.h+eps
+	}
+	if !inside(r, rect{0, 0, size.Width, size.Height}) {
+		return "outside the window"
+	}
+	for _, s := range scrolls {
+		if !inside(r, s) {
+			return "scrolled out of view"
+		}
+	}
+	return ""
+}
+
+// The new-project dialogs fit a 1024x670 window without scrolling: every field of the
+// dialogue-collection form and the catalogue's explanation whole.
+func TestNewProjectDialogsFitWithoutScrolling(t *testing.T) {
+	w, win, _ := evalTestWS(t)
+	win.Resize(uitest.Laptop)
+	w.showCatalogueForm()
+	top := uitest.DialogFits(t, "New project from the ABC-Eval catalogue", win)
+	if why := inViewIn(win, top, w.catalogueForm.help); why != "" {
+		t.Errorf("catalogue explanation: %s", why)
+	}
+	win.Canvas().Overlays().Remove(top)
+	w.showCollectionForm()
+	top = uitest.DialogFits(t, "New dialogue-collection project", win)
+	f := w.collectionForm
+	for name, o := range map[string]fyne.CanvasObject{"name": f.name, "seconds": f.seconds, "personas": f.personas,
+		"under every reply": f.online, "help": f.help, "create": f.create} {
+		if why := inViewIn(win, top, o); why != "" {
+			t.Errorf("collection form's %s: %s", name, why)
+		}
 	}
 }
