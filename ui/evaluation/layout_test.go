@@ -2,11 +2,13 @@ package evaluation
 
 import (
 	"context"
+	"image/color"
 	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -240,5 +242,55 @@ func TestNewProjectDialogsFitWithoutScrolling(t *testing.T) {
 		if why := inViewIn(win, top, o); why != "" {
 			t.Errorf("collection form's %s: %s", name, why)
 		}
+	}
+}
+
+// primaryTheme is the default theme with its own primary colour.
+type primaryTheme struct {
+	fyne.Theme
+	primary color.Color
+}
+
+func (p primaryTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if n == theme.ColorNamePrimary {
+		return p.primary
+	}
+	return p.Theme.Color(n, v)
+}
+
+// The outline of the focused turn follows a theme switch (fyne refreshes every widget then),
+// as the chat bubbles do: a rectangle coloured when the page was built kept the old theme's.
+func TestFocusFrameFollowsTheTheme(t *testing.T) {
+	w, win, _ := sampleWS(t, fyne.NewSize(1024, 670))
+	a := fyne.CurrentApp()
+	first, second := color.NRGBA{0x10, 0x20, 0xc0, 0xff}, color.NRGBA{0x80, 0xa0, 0xff, 0xff}
+	a.Settings().SetTheme(primaryTheme{theme.DefaultTheme(), first})
+	if err := w.StartTask(TaskAnnotate); err != nil {
+		t.Fatal(err)
+	}
+	p := w.session.page
+	var f *themeFrame
+	for _, fr := range p.frames {
+		if fr.stroke == theme.ColorNamePrimary {
+			f = fr
+		}
+	}
+	for _, fr := range p.scaleFrames {
+		if fr.stroke == theme.ColorNamePrimary {
+			f = fr
+		}
+	}
+	if f == nil {
+		t.Fatal("nothing is framed as focused")
+	}
+	rect := test.WidgetRenderer(f).Objects()[0].(*canvas.Rectangle)
+	if rect.StrokeColor != color.Color(first) {
+		t.Fatalf("focus outline %v, want %v", rect.StrokeColor, first)
+	}
+	a.Settings().SetTheme(primaryTheme{theme.DefaultTheme(), second})
+	win.Content().Refresh()
+	f.Refresh() // what fyne does to every widget on a theme change
+	if rect.StrokeColor != color.Color(second) {
+		t.Errorf("after the switch the focus outline is %v, want %v", rect.StrokeColor, second)
 	}
 }
