@@ -236,7 +236,7 @@ func (w *Workspace) showCollectionForm() {
 	f.dialog = dialog.NewCustomWithoutButtons("New dialogue-collection project",
 		workspace.Scrolled(w.host.Window(), container.NewVBox(form, f.status, wrappedAt(help, form.MinSize().Width))), w.host.Window())
 	f.dialog.SetButtons([]fyne.CanvasObject{cancel, f.create})
-	workspace.Resize(f.dialog, w.host.Window(), fyne.NewSize(form.MinSize().Width+80, f.dialog.MinSize().Height))
+	workspace.Resize(f.dialog, w.host.Window(), fyne.NewSize(max(form.MinSize().Width+80, 1000), f.dialog.MinSize().Height)) // the bots' commands get the room left
 	f.dialog.Show()
 }
 

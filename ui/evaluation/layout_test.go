@@ -104,6 +104,9 @@ func TestServeTabLinksCopyAndRosterEmptyState(t *testing.T) {
 	if why := inView(win, tab.rosterEmpty); why != "" || !strings.Contains(tab.rosterEmpty.Text, "shows here") {
 		t.Errorf("the empty roster says nothing about what will appear (%s)", why)
 	}
+	if tab.rosterBody.Visible() || tab.linksEmpty.Visible() {
+		t.Errorf("empty roster's headers on show %v; links' empty note on show with links %v", tab.rosterBody.Visible(), tab.linksEmpty.Visible())
+	}
 }
 
 // Results at 1024x670: the summary, progress bar, import and export take one line above the

@@ -66,8 +66,10 @@ type serveTab struct {
 	rosterTbl  *widget.Table
 	rosterCols *widgets.Columns
 	rosterNote *widget.Label
-	// rosterEmpty says what the roster will show; on show while nobody has come.
-	rosterEmpty *widget.Label
+	// rosterEmpty says what the roster will show; on show, in the table's place, while nobody
+	// has come. linksEmpty does the same for the links until there are some.
+	rosterEmpty, linksEmpty *widget.Label
+	rosterBody, linksBody   fyne.CanvasObject
 	// side shows the roster, or the study link and the end of the study.
 	side *container.AppTabs
 }
@@ -157,11 +159,9 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.rosterCols = widgets.NewColumns(fitTitles(rosterColumns), t.rosterTbl)
 	t.rosterNote = widget.NewLabel("Nobody has opened a link yet.")
 	t.rosterNote.Importance = widget.LowImportance
-	t.rosterEmpty = widget.NewLabel("Once the study is served, everyone who opens their link shows here: " +
+	t.rosterEmpty = emptyNote("Once the study is served, everyone who opens their link shows here: " +
 		"whether their browser is still there, where they are, their screening and the units they have done.")
-	t.rosterEmpty.Wrapping = fyne.TextWrapWord
-	t.rosterEmpty.Alignment = fyne.TextAlignCenter
-	t.rosterEmpty.Importance = widget.LowImportance
+	t.linksEmpty = emptyNote("Each participant's link shows here, with a button to copy it, once their ids are entered above and Make links is pressed.")
 
 	makeLinks := widget.NewButtonWithIcon("Make links", theme.ContentAddIcon(), t.makeLinks)
 	t.copyAllBtn = widget.NewButtonWithIcon("Copy all", theme.ContentCopyIcon(), t.copyAll)
@@ -177,16 +177,14 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	addrLabel := widget.NewLabelWithStyle("Address", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	bar := container.NewBorder(nil, nil, addrLabel, container.NewHBox(t.public, t.toggle), t.addr)
 	top := container.NewVBox(bar, t.status, widget.NewSeparator())
-	hint := widget.NewLabel("Copy a link with its button; select a row to see the link whole, as a QR code, or revoke it.")
+	hint := widget.NewLabel("Select a row for the whole link, its QR code, or to revoke it.")
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
 	links := container.NewBorder(
 		container.NewVBox(heading("Participant links"),
 			container.NewBorder(nil, nil, nil, container.NewVBox(makeLinks, t.copyAllBtn, t.exportBtn), t.ids), hint),
-		nil, nil, nil, t.cols.Fit())
-	// Under the roster's headers, until someone comes, what will appear there.
-	roster := container.NewBorder(t.rosterNote, nil, nil, nil,
-		container.NewStack(t.rosterCols.Fit(), container.NewPadded(container.NewVBox(layout.NewSpacer(), t.rosterEmpty, layout.NewSpacer()))))
+		nil, nil, nil, t.withEmpty(&t.linksBody, t.cols.Fit(), t.linksEmpty))
+	roster := container.NewBorder(t.rosterNote, nil, nil, nil, t.withEmpty(&t.rosterBody, t.rosterCols.Fit(), t.rosterEmpty))
 	saveEnd := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), t.saveCompletion)
 	end := widget.NewForm(widget.NewFormItem("Completion code", t.code), widget.NewFormItem("Send them to", t.doneURL))
 	settings := container.NewVScroll(container.NewVBox(
@@ -201,7 +199,35 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.root = container.NewBorder(top, nil, nil, nil, split)
 	t.showReach()
 	t.refreshState()
+	showEmpty(t.linksBody, t.linksEmpty, true)
+	showEmpty(t.rosterBody, t.rosterEmpty, true)
 	return t
+}
+
+// emptyNote is the text shown in an empty table's place: what will appear there.
+func emptyNote(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	l.Alignment = fyne.TextAlignCenter
+	l.Importance = widget.LowImportance
+	return l
+}
+
+// withEmpty stacks a table (kept in *body) and the note shown in its place while it is empty.
+func (t *serveTab) withEmpty(body *fyne.CanvasObject, table fyne.CanvasObject, note *widget.Label) fyne.CanvasObject {
+	*body = table
+	return container.NewStack(table, container.NewPadded(container.NewVBox(layout.NewSpacer(), note, layout.NewSpacer())))
+}
+
+// showEmpty shows the note in the table's place when empty, else the table.
+func showEmpty(table fyne.CanvasObject, note *widget.Label, empty bool) {
+	if empty {
+		table.Hide()
+		note.Show()
+	} else {
+		note.Hide()
+		table.Show()
+	}
 }
 
 func (t *serveTab) showReach() {

@@ -35,11 +35,7 @@ func (t *serveTab) watchRoster(ctx context.Context, s *serving) {
 			}
 			t.roster = roster
 			t.rosterNote.SetText(rosterSummary(roster))
-			if len(roster) > 0 {
-				t.rosterEmpty.Hide()
-			} else {
-				t.rosterEmpty.Show()
-			}
+			showEmpty(t.rosterBody, t.rosterEmpty, len(roster) == 0)
 			t.rosterTbl.Refresh()
 		})
 	}
