@@ -357,10 +357,14 @@ func (d *evalDashboard) agreementCell(id widget.TableCellID) string {
 }
 
 // readableLabel names a label's type as the pages do ("dialogue_ratings: Consistent" is
-// "Dialogue ratings: Consistent"); the command line's stats keep the stored key.
+// "Dialogue ratings: Consistent", "quality_comparative" is "Quality: comparison"); the command
+// line's stats keep the stored key.
 func readableLabel(label string) string {
 	if typ, rest, ok := strings.Cut(label, ": "); ok {
 		return ev.DisplayName(typ) + ": " + rest
+	}
+	if !strings.ContainsAny(label, " ()") { // a type answered as a whole ("quality_comparative")
+		return ev.DisplayName(label)
 	}
 	return label
 }

@@ -297,3 +297,13 @@ func TestFocusFrameFollowsTheTheme(t *testing.T) {
 		t.Errorf("after the switch the focus outline is %v, want %v", rect.StrokeColor, second)
 	}
 }
+
+// The agreement table names a type answered as a whole as people read it, not by its key.
+func TestReadableLabelNamesWholeTypes(t *testing.T) {
+	for in, want := range map[string]string{"quality_comparative": "Quality: comparison",
+		"dialogue_ratings: Consistent": "Dialogue ratings: Consistent", "correct fact (Fac)": "correct fact (Fac)"} {
+		if got := readableLabel(in); got != want {
+			t.Errorf("%q reads %q, want %q", in, got, want)
+		}
+	}
+}
