@@ -140,6 +140,8 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 			if show != b.Visible() {
 				b.Hidden = !show
 				c.Refresh() // lays the cell out again: a hidden button leaves the text its room
+			} else if show {
+				b.Refresh() // the table's refresh on a theme switch reaches the button only so
 			}
 		})
 	t.cols = widgets.NewColumns(fitTitles(linkColumns), t.table)

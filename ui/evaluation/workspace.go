@@ -501,7 +501,7 @@ func (w *Workspace) projectTab() fyne.CanvasObject {
 		msg := widget.NewLabel("The project, its participants and every answer are removed from the store. Export the results first if you need them.")
 		msg.Wrapping = fyne.TextWrapWord
 		d := dialog.NewCustomConfirm("Delete "+op.info.Name+"?", "Delete", "Cancel",
-			container.NewGridWrap(fyne.NewSize(420, 90), msg),
+			container.NewGridWrap(fyne.NewSize(420, 64), msg),
 			func(ok bool) {
 				if !ok {
 					return
