@@ -69,7 +69,6 @@ func (w *Workspace) showCatalogueForm() {
 	)
 	help := widget.NewLabel("Dialogues are read in the original's data layout: one JSON object per line, {\"data\": [{\"dialogue_id\", \"turns\": [[speaker, text], …]}]}. " +
 		"A training file (three dialogues with ground truth, the original's onboarding format) turns screening on.")
-	help.Wrapping = fyne.TextWrapWord
 	// The form stays open until the project is made: an error (a file that does not read)
 	// is shown over it with everything typed and chosen still there.
 	var d *dialog.CustomDialog
@@ -96,9 +95,9 @@ func (w *Workspace) showCatalogueForm() {
 	onData = refresh
 	refresh()
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { d.Hide() })
-	d = dialog.NewCustomWithoutButtons("New project from the ABC-Eval catalogue", workspace.Scrolled(w.host.Window(), container.NewVBox(form, help)), w.host.Window())
+	d = dialog.NewCustomWithoutButtons("New project from the ABC-Eval catalogue", workspace.Scrolled(w.host.Window(), container.NewVBox(form, wrappedAt(help, form.MinSize().Width))), w.host.Window())
 	d.SetButtons([]fyne.CanvasObject{cancel, create})
-	w.catalogueForm = &catalogueForm{dialog: d, create: create, name: name, setData: chooseData}
+	w.catalogueForm = &catalogueForm{dialog: d, create: create, name: name, setData: chooseData, help: help}
 	d.Show()
 }
 
@@ -108,6 +107,8 @@ type catalogueForm struct {
 	create  *widget.Button
 	name    *widget.Entry
 	setData func(path string)
+	// help says how the files are read
+	help *widget.Label
 }
 
 // createFromCatalogue reads the chosen files off the UI goroutine and stores the project.

@@ -21,6 +21,8 @@ type collectionForm struct {
 	dialog *dialog.CustomDialog
 	create *widget.Button
 	status *widget.Label
+	// help says how a session runs
+	help *widget.Label
 
 	name                 *widget.Entry
 	bots                 []*botRow
@@ -104,7 +106,7 @@ func (w *Workspace) showCollectionForm() {
 			f.refresh()
 		})
 		r.key.OnChanged = func(string) { f.refresh() }
-		r.row = container.NewBorder(nil, nil, container.NewHBox(container.NewGridWrap(fyne.NewSize(150, r.key.MinSize().Height), r.key), r.kind), remove, r.target)
+		r.row = container.NewBorder(nil, nil, container.NewHBox(container.NewGridWrap(fyne.NewSize(120, r.key.MinSize().Height), r.key), r.kind), remove, r.target)
 		f.bots = append(f.bots, r)
 		f.botBox.Add(r.row)
 	}
@@ -115,7 +117,6 @@ func (w *Workspace) showCollectionForm() {
 		f.refresh()
 	})
 	f.perSession = widget.NewRadioGroup([]string{f.oneBot, f.twoBots}, nil)
-	f.perSession.Horizontal = true
 	f.perSession.SetSelected(f.oneBot)
 	f.sessions = widget.NewEntry()
 	f.sessions.SetText("10")
@@ -133,7 +134,7 @@ func (w *Workspace) showCollectionForm() {
 		w.showError(err)
 		return
 	}
-	grid := container.NewGridWithColumns(4)
+	grid := container.NewGridWithColumns(3)
 	f.onlineStems = nil
 	online := []string{f.onlineNone}
 	for _, d := range cat.Dimensions {
@@ -145,11 +146,11 @@ func (w *Workspace) showCollectionForm() {
 		online = append(online, d.Label)
 		f.onlineStems = append(f.onlineStems, d.Stem)
 	}
-	f.compare = widget.NewCheck("With two bots, also compare the second conversation with the first on the same dimensions", nil)
+	f.compare = widget.NewCheck("With two bots, also compare the two conversations", nil)
 	f.compare.SetChecked(true)
 	f.online = widget.NewSelect(online, nil)
 	f.online.SetSelected(f.onlineNone)
-	f.includePersona = widget.NewCheck("Give bots whose name contains \"blender\" a persona (include_persona)", nil)
+	f.includePersona = widget.NewCheck("Personas for bots named …blender…", nil)
 	f.personas = widget.NewMultiLineEntry()
 	f.personas.SetPlaceHolder("Persona sets: one sentence per line, a blank line between sets (each session draws one)")
 	f.personas.SetMinRowsVisible(3)
@@ -157,22 +158,27 @@ func (w *Workspace) showCollectionForm() {
 	f.status.Wrapping = fyne.TextWrapWord
 	f.status.Importance = widget.DangerImportance
 
-	form := widget.NewForm(
+	// Two columns, so that the whole form fits a 1024x700 screen without scrolling: the bots
+	// and the sessions on the left, what participants rate and the personas on the right.
+	sessionsForm := widget.NewForm(
 		widget.NewFormItem("Name", f.name),
 		widget.NewFormItem("Bots", container.NewVBox(f.botBox, container.NewHBox(addBtn))),
 		widget.NewFormItem("Sessions", f.perSession),
 		widget.NewFormItem("Per condition", f.sessions),
 		widget.NewFormItem("Conditions", container.NewVBox(f.conditions, f.defaultConds)),
-		widget.NewFormItem("Message cap", f.numTurns),
-		widget.NewFormItem("Seconds per message", f.seconds),
-		widget.NewFormItem("Rate after each chat", container.NewVBox(grid, f.compare)),
-		widget.NewFormItem("Under every reply", f.online),
-		widget.NewFormItem("Persona", container.NewVBox(f.includePersona, f.personas)),
+		widget.NewFormItem("Message cap", container.NewBorder(nil, nil, nil,
+			container.NewHBox(widget.NewLabel("seconds per message"), container.NewGridWrap(fyne.NewSize(80, f.seconds.MinSize().Height), f.seconds)),
+			f.numTurns)),
 	)
+	ratingsForm := container.NewVBox(
+		heading("Rate after each chat, 1-5"), grid, f.compare,
+		container.NewBorder(nil, nil, heading("Under every reply"), nil, f.online),
+		heading("Persona"), f.includePersona, f.personas)
+	form := container.NewBorder(nil, nil, nil, ratingsForm, sessionsForm)
 	help := widget.NewLabel("A participant chats with the bots of one condition, one after the other; each conversation opens with \"Hi!\" " +
 		"and the text box closes at the message cap (the opening \"Hi!\" and the bot's first reply count). After each conversation come its " +
 		"ratings, 1-5 per chosen dimension. Bots can be changed later in the Project tab.")
-	help.Wrapping = fyne.TextWrapWord
+	f.help = help
 	f.create = widget.NewButtonWithIcon("Create", theme.ConfirmIcon(), func() {
 		c, err := f.choice()
 		if err == nil {
@@ -187,7 +193,7 @@ func (w *Workspace) showCollectionForm() {
 			}
 		}
 		f.lastErr = err
-		f.status.SetText(err.Error())
+		f.showStatus(err.Error())
 	})
 	f.create.Importance = widget.HighImportance
 	f.refresh = func() {
@@ -207,9 +213,9 @@ func (w *Workspace) showCollectionForm() {
 			f.defaultConds.SetText("Default: none (paired sessions need two bots)")
 		}
 		if err != nil {
-			f.status.SetText(err.Error())
+			f.showStatus(err.Error())
 		} else {
-			f.status.SetText("")
+			f.showStatus("")
 		}
 		if strings.TrimSpace(f.name.Text) == "" || len(f.bots) == 0 {
 			f.create.Disable()
@@ -228,10 +234,20 @@ func (w *Workspace) showCollectionForm() {
 	}
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { f.dialog.Hide() })
 	f.dialog = dialog.NewCustomWithoutButtons("New dialogue-collection project",
-		workspace.Scrolled(w.host.Window(), container.NewVBox(form, f.status, help)), w.host.Window())
+		workspace.Scrolled(w.host.Window(), container.NewVBox(form, f.status, wrappedAt(help, form.MinSize().Width))), w.host.Window())
 	f.dialog.SetButtons([]fyne.CanvasObject{cancel, f.create})
-	workspace.Resize(f.dialog, w.host.Window(), fyne.NewSize(860, 640))
+	workspace.Resize(f.dialog, w.host.Window(), fyne.NewSize(max(form.MinSize().Width+80, 1000), f.dialog.MinSize().Height)) // the bots' commands get the room left
 	f.dialog.Show()
+}
+
+// showStatus says what is wrong with the form; the line takes no room while all is well.
+func (f *collectionForm) showStatus(s string) {
+	f.status.SetText(s)
+	if s == "" {
+		f.status.Hide()
+	} else {
+		f.status.Show()
+	}
 }
 
 func atoiOr(s string, def int) int {

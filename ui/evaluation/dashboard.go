@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -43,6 +44,8 @@ type evalDashboard struct {
 	computeBtn   *widget.Button
 	// level is alpha's level of measurement; changing it recomputes.
 	level *widget.Select
+	// levelLabel names the level's dropdown, on its line
+	levelLabel *widget.Label
 	// cancelBtn stops a computation in progress; cancelStats is its cancel function (nil when
 	// none runs), only touched on the UI goroutine.
 	cancelBtn   *widget.Button
@@ -110,6 +113,7 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	d.level = widget.NewSelect([]string{agreement.Ordinal.String(), agreement.Nominal.String(), agreement.Interval.String()}, nil)
 	d.level.SetSelected(agreement.Ordinal.String())
 	d.level.OnChanged = func(string) { d.computeStats() }
+	d.levelLabel = widget.NewLabel("α level")
 	d.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), d.stopStats)
 	d.cancelBtn.Hide()
 
@@ -134,7 +138,7 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	// for), the participants, the label rates per bot. Stacking them in splits left each table
 	// a strip without rows at 1024x700.
 	agreeBox := container.NewBorder(container.NewVBox(
-		container.NewBorder(nil, nil, container.NewHBox(d.computeBtn, widget.NewLabel("α level"), d.level),
+		container.NewBorder(nil, nil, container.NewCenter(container.NewHBox(d.computeBtn, d.levelLabel, d.level)),
 			container.NewHBox(d.cancelBtn, d.agreeCols.Chooser(d.ws.host.Window)),
 			container.NewVBox(d.statsBar, d.statsStatus)),
 		note("First two annotations per item: Krippendorff's α with its 95% bootstrap interval, Fleiss' and Cohen's κ, percent agreement.")),
@@ -147,7 +151,10 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 		container.NewTabItem("Label rates per bot", chartBox))
 	d.summary.Wrapping = fyne.TextWrapOff
 	d.summary.Truncation = fyne.TextTruncateEllipsis
-	top := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(importBtn, exportBtn)), container.NewVBox(d.summary, d.progress))
+	// One line above the views: the summary, the progress bar beside it, import and export.
+	bar := container.NewGridWrap(fyne.NewSize(160, importBtn.MinSize().Height), d.progress)
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(bar, importBtn, exportBtn),
+		container.NewVBox(layout.NewSpacer(), d.summary, layout.NewSpacer()))
 	d.root = container.NewBorder(top, nil, nil, nil, d.views)
 	d.reload()
 	return d
@@ -350,10 +357,14 @@ func (d *evalDashboard) agreementCell(id widget.TableCellID) string {
 }
 
 // readableLabel names a label's type as the pages do ("dialogue_ratings: Consistent" is
-// "Dialogue ratings: Consistent"); the command line's stats keep the stored key.
+// "Dialogue ratings: Consistent", "quality_comparative" is "Quality: comparison"); the command
+// line's stats keep the stored key.
 func readableLabel(label string) string {
 	if typ, rest, ok := strings.Cut(label, ": "); ok {
 		return ev.DisplayName(typ) + ": " + rest
+	}
+	if !strings.ContainsAny(label, " ()") { // a type answered as a whole ("quality_comparative")
+		return ev.DisplayName(label)
 	}
 	return label
 }

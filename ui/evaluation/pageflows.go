@@ -1,7 +1,6 @@
 package evaluation
 
 import (
-	"image/color"
 	"maps"
 	"slices"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
@@ -160,12 +158,10 @@ func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(in
 	q.Wrapping = fyne.TextWrapWord
 	// The question keys 1-5 answer is framed; its text keeps its style, so that nothing
 	// rewraps and moves when the focus moves on after an answer.
-	frame := canvas.NewRectangle(color.Transparent)
-	frame.StrokeWidth = 2
-	frame.CornerRadius = theme.InputRadiusSize()
+	frame := newThemeFrame()
 	slot := evalSlot{turn, scale}
 	if p.focus < len(p.slots) && p.slots[p.focus] == slot {
-		frame.StrokeColor = theme.Color(theme.ColorNamePrimary)
+		frame.stroke = theme.ColorNamePrimary
 	}
 	radio := widget.NewRadioGroup(likertValues, nil)
 	radio.Horizontal = true

@@ -1,7 +1,6 @@
 package evaluation
 
 import (
-	"image/color"
 	"strconv"
 
 	"fyne.io/fyne/v2"
@@ -75,14 +74,11 @@ func (p *evalPage) markScales() {
 		cur = p.slots[p.focus]
 	}
 	for slot, f := range p.scaleFrames {
-		c := color.Color(color.Transparent)
+		var c fyne.ThemeColorName
 		if slot == cur {
-			c = theme.Color(theme.ColorNamePrimary)
+			c = theme.ColorNamePrimary
 		}
-		if f.StrokeColor != c {
-			f.StrokeColor = c
-			f.Refresh()
-		}
+		f.setStroke(c)
 	}
 }
 
@@ -98,13 +94,12 @@ func (p *evalPage) markTurns() {
 	for pos, f := range p.frames {
 		switch {
 		case pos == turn:
-			f.StrokeColor = theme.Color(theme.ColorNamePrimary)
+			f.setStroke(theme.ColorNamePrimary)
 		case p.feedback[pos]:
-			f.StrokeColor = theme.Color(theme.ColorNameWarning)
+			f.setStroke(theme.ColorNameWarning)
 		default:
-			f.StrokeColor = color.Transparent
+			f.setStroke("")
 		}
-		f.Refresh()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -65,6 +66,10 @@ type serveTab struct {
 	rosterTbl  *widget.Table
 	rosterCols *widgets.Columns
 	rosterNote *widget.Label
+	// rosterEmpty says what the roster will show; on show, in the table's place, while nobody
+	// has come. linksEmpty does the same for the links until there are some.
+	rosterEmpty, linksEmpty *widget.Label
+	rosterBody, linksBody   fyne.CanvasObject
 	// side shows the roster, or the study link and the end of the study.
 	side *container.AppTabs
 }
@@ -110,12 +115,34 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.doneURL.SetPlaceHolder("optional: where participants go at the end, https://…")
 	t.ids = widget.NewMultiLineEntry() // ids pasted one per line are taken as they are
 	t.ids.SetPlaceHolder("participant ids, comma-separated or one per line")
-	t.ids.SetMinRowsVisible(1)
+	// A few rows: ids pasted one per line show as a list, a comma-separated list wraps.
+	t.ids.SetMinRowsVisible(3)
+	t.ids.Wrapping = fyne.TextWrapWord
+	// The link column holds a copy button beside the (truncated) link: what the operator came
+	// for is one click away; selecting the row shows the link whole.
 	t.table = widget.NewTable(
 		func() (int, int) { return len(t.links) + 1, t.cols.Len() },
-		func() fyne.CanvasObject { return truncLabel() },
+		func() fyne.CanvasObject {
+			return container.NewBorder(nil, nil, nil, widgets.NewTipButton("Copy this link", theme.ContentCopyIcon(), nil), truncLabel())
+		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
-			o.(*widget.Label).SetText(t.linkCell(id.Row, t.cols.Index(id.Col)))
+			c := o.(*fyne.Container)
+			col := t.cols.Index(id.Col)
+			c.Objects[0].(*widget.Label).SetText(t.linkCell(id.Row, col))
+			b := c.Objects[1].(*widgets.TipButton)
+			show := col == 2 && id.Row > 0 && id.Row-1 < len(t.links)
+			b.OnTapped = nil
+			if show {
+				l := t.links[id.Row-1]
+				b.Tip = "Copy " + l.id + "'s link"
+				b.OnTapped = func() { t.copy(l.link) }
+			}
+			if show != b.Visible() {
+				b.Hidden = !show
+				c.Refresh() // lays the cell out again: a hidden button leaves the text its room
+			} else if show {
+				b.Refresh() // the table's refresh on a theme switch reaches the button only so
+			}
 		})
 	t.cols = widgets.NewColumns(fitTitles(linkColumns), t.table)
 	t.table.OnSelected = func(id widget.TableCellID) {
@@ -134,6 +161,9 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.rosterCols = widgets.NewColumns(fitTitles(rosterColumns), t.rosterTbl)
 	t.rosterNote = widget.NewLabel("Nobody has opened a link yet.")
 	t.rosterNote.Importance = widget.LowImportance
+	t.rosterEmpty = emptyNote("Once the study is served, everyone who opens their link shows here: " +
+		"whether their browser is still there, where they are, their screening and the units they have done.")
+	t.linksEmpty = emptyNote("Each participant's link shows here, with a button to copy it, once their ids are entered above and Make links is pressed.")
 
 	makeLinks := widget.NewButtonWithIcon("Make links", theme.ContentAddIcon(), t.makeLinks)
 	t.copyAllBtn = widget.NewButtonWithIcon("Copy all", theme.ContentCopyIcon(), t.copyAll)
@@ -149,14 +179,14 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	addrLabel := widget.NewLabelWithStyle("Address", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	bar := container.NewBorder(nil, nil, addrLabel, container.NewHBox(t.public, t.toggle), t.addr)
 	top := container.NewVBox(bar, t.status, widget.NewSeparator())
-	hint := widget.NewLabel("Select a row to copy its link, show it as a QR code or revoke it.")
+	hint := widget.NewLabel("Select a row for the whole link, its QR code, or to revoke it.")
 	hint.Importance = widget.LowImportance
 	hint.Truncation = fyne.TextTruncateEllipsis
 	links := container.NewBorder(
-		container.NewVBox(heading("Participant links"), container.NewBorder(nil, nil, nil, makeLinks, t.ids),
-			container.NewHBox(t.copyAllBtn, t.exportBtn), hint),
-		nil, nil, nil, t.cols.Fit())
-	roster := container.NewBorder(t.rosterNote, nil, nil, nil, t.rosterCols.Fit())
+		container.NewVBox(heading("Participant links"),
+			container.NewBorder(nil, nil, nil, container.NewVBox(makeLinks, t.copyAllBtn, t.exportBtn), t.ids), hint),
+		nil, nil, nil, t.withEmpty(&t.linksBody, t.cols.Fit(), t.linksEmpty))
+	roster := container.NewBorder(t.rosterNote, nil, nil, nil, t.withEmpty(&t.rosterBody, t.rosterCols.Fit(), t.rosterEmpty))
 	saveEnd := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), t.saveCompletion)
 	end := widget.NewForm(widget.NewFormItem("Completion code", t.code), widget.NewFormItem("Send them to", t.doneURL))
 	settings := container.NewVScroll(container.NewVBox(
@@ -171,7 +201,35 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.root = container.NewBorder(top, nil, nil, nil, split)
 	t.showReach()
 	t.refreshState()
+	showEmpty(t.linksBody, t.linksEmpty, true)
+	showEmpty(t.rosterBody, t.rosterEmpty, true)
 	return t
+}
+
+// emptyNote is the text shown in an empty table's place: what will appear there.
+func emptyNote(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	l.Alignment = fyne.TextAlignCenter
+	l.Importance = widget.LowImportance
+	return l
+}
+
+// withEmpty stacks a table (kept in *body) and the note shown in its place while it is empty.
+func (t *serveTab) withEmpty(body *fyne.CanvasObject, table fyne.CanvasObject, note *widget.Label) fyne.CanvasObject {
+	*body = table
+	return container.NewStack(table, container.NewPadded(container.NewVBox(layout.NewSpacer(), note, layout.NewSpacer())))
+}
+
+// showEmpty shows the note in the table's place when empty, else the table.
+func showEmpty(table fyne.CanvasObject, note *widget.Label, empty bool) {
+	if empty {
+		table.Hide()
+		note.Show()
+	} else {
+		note.Hide()
+		table.Show()
+	}
 }
 
 func (t *serveTab) showReach() {

@@ -102,6 +102,7 @@ func (t *serveTab) makeLinks() {
 		rows = append(rows, linkRow{id, a, link})
 	}
 	t.links = rows
+	showEmpty(t.linksBody, t.linksEmpty, len(rows) == 0)
 	t.table.Refresh()
 	t.copyAllBtn.Enable()
 	t.exportBtn.Enable()

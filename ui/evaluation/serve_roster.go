@@ -35,6 +35,7 @@ func (t *serveTab) watchRoster(ctx context.Context, s *serving) {
 			}
 			t.roster = roster
 			t.rosterNote.SetText(rosterSummary(roster))
+			showEmpty(t.rosterBody, t.rosterEmpty, len(roster) == 0)
 			t.rosterTbl.Refresh()
 		})
 	}

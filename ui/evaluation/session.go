@@ -178,7 +178,8 @@ func (s *evalSession) intro() string {
 	if st.TaskDescription != "" {
 		t = strings.TrimSpace(st.TaskDescription) + "\n\n" + t
 	}
-	if st.UseScreening && s.op.p.Training != nil {
+	// said once: a description that speaks of the training already says it
+	if st.UseScreening && s.op.p.Training != nil && !strings.Contains(strings.ToLower(st.TaskDescription), "training") {
 		t += " New participants first do a short training with feedback."
 	}
 	return t

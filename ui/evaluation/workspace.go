@@ -498,8 +498,10 @@ func (w *Workspace) projectTab() fyne.CanvasObject {
 	rep.TextStyle.Monospace = true
 	rep.Wrapping = fyne.TextWrapWord
 	del := widget.NewButtonWithIcon("Delete project…", theme.DeleteIcon(), func() {
-		dialog.ShowConfirm("Delete "+op.info.Name+"?",
-			"The project, its participants and every answer are removed from the store. Export the results first if you need them.",
+		msg := widget.NewLabel("The project, its participants and every answer are removed from the store. Export the results first if you need them.")
+		msg.Wrapping = fyne.TextWrapWord
+		d := dialog.NewCustomConfirm("Delete "+op.info.Name+"?", "Delete", "Cancel",
+			container.NewGridWrap(fyne.NewSize(420, 64), msg),
 			func(ok bool) {
 				if !ok {
 					return
@@ -510,6 +512,8 @@ func (w *Workspace) projectTab() fyne.CanvasObject {
 				}
 				w.showProjects()
 			}, w.host.Window())
+		d.SetConfirmImportance(widget.DangerImportance)
+		d.Show()
 	})
 	del.Importance = widget.DangerImportance
 	items := []fyne.CanvasObject{summary}
