@@ -169,7 +169,6 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 			}
 		})
 	e.noProblems = widget.NewLabel("No problems found in this template.")
-	e.noProblems.Wrapping = fyne.TextWrapWord
 	e.diagList.OnSelected = func(id widget.ListItemID) {
 		if id < len(e.diags) {
 			e.jump(e.diags[id].Line, e.diags[id].Col)

@@ -47,6 +47,9 @@ func openSampleFolder(t *testing.T, size fyne.Size) (*Workspace, fyne.Window) {
 func TestTemplatesSampleFolderReadsAt1024(t *testing.T) {
 	ws, w := openSampleFolder(t, shellRoom)
 	root := w.Content()
+	if m := root.MinSize(); m.Height > shellRoom.Height || m.Width > shellRoom.Width {
+		t.Errorf("the workspace needs %v, more than the %v it has", m, shellRoom)
+	}
 
 	seen := map[string]bool{}
 	shown := 0
