@@ -10,16 +10,16 @@ import (
 	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
-// TestGridworldTaskListNamesTasks: the Task list names what will be played ("Any sample, at
-// random", "Sample: small house"), not the specs the command line takes ("samples"), and
-// choosing a name plays that task.
+// TestGridworldTaskListNamesTasks: the Task list names what will be played ("Random sample",
+// "Small house"), not the specs the command line takes ("samples"), and choosing a name plays
+// that task.
 func TestGridworldTaskListNamesTasks(t *testing.T) {
 	test.NewTempApp(t)
 	st := uitest.SeededStore(t)
 	h := uitest.NewHost(t, 1024, 670)
 	g := New(h, Deps{Store: func() Store { return st }, World: func() (WorldRenderer, error) { return &spyRenderer{}, nil }})
 	h.Put(g)
-	if got := g.taskSelect.Selected; got != "Any sample, at random" {
+	if got := g.taskSelect.Selected; got != "Random sample" {
 		t.Errorf("the Task list shows %q at first", got)
 	}
 	for _, raw := range []string{"samples", "random", "small-house"} {
@@ -27,9 +27,9 @@ func TestGridworldTaskListNamesTasks(t *testing.T) {
 			t.Errorf("the Task list offers %q: %q", raw, g.taskSelect.Options)
 		}
 	}
-	g.taskSelect.SetSelected("Sample: small house")
+	g.taskSelect.SetSelected("Small house")
 	if g.taskName != "small-house" {
-		t.Fatalf("choosing Sample: small house plays %q", g.taskName)
+		t.Fatalf("choosing Small house plays %q", g.taskName)
 	}
 	g.selectTask("random") // as the command line names it
 	if g.taskSelect.Selected != "Random structures" || g.taskName != "random" {
@@ -50,6 +50,13 @@ func TestGridworldProgressIsAThinTrack(t *testing.T) {
 	}
 	if s := g.progress.Size(); s.Height > 8 || s.Height < 2 || s.Width < 100 {
 		t.Fatalf("the progress bar is %.0fx%.0f", s.Width, s.Height)
+	}
+	if f := g.progress.fill.Size().Width; f != 0 {
+		t.Fatalf("at 0 the bar is filled %.0f px", f)
+	}
+	g.progress.SetValue(0.5)
+	if f, s := g.progress.fill.Size().Width, g.progress.Size().Width; f < s/2-1 || f > s/2+1 {
+		t.Fatalf("at 1/2 the bar is filled %.0f px of %.0f", f, s)
 	}
 }
 

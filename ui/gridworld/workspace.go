@@ -85,7 +85,7 @@ type Workspace struct {
 	rewardText  *canvas.Text
 	totalText   *widget.Label
 	stepText    *widget.Label
-	progress    *widget.ProgressBar
+	progress    *meter
 	progressL   *widget.Label
 	instr       *widget.Label
 	inventory   *fyne.Container
@@ -200,8 +200,7 @@ func (g *Workspace) build() {
 	g.rewardText.Hide() // shown while a step's reward flashes
 	g.totalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	g.stepText = widget.NewLabel("")
-	g.progress = widget.NewProgressBar()
-	g.progress.TextFormatter = func() string { return "" }
+	g.progress = newMeter()
 	g.progressL = widget.NewLabel("")
 	// one line over the world (the whole dialog is in the side panel): the 3D view keeps its room
 	g.instr = widget.NewLabel("")
@@ -218,9 +217,8 @@ func (g *Workspace) build() {
 	flashSlot := container.New(fixedSize{fyne.NewSize(flash.Width+pad, flash.Height)}, container.NewCenter(g.rewardText))
 	g.rewardPanel = widgets.NewPanel(container.NewBorder(nil, nil, nil, container.NewCenter(flashSlot),
 		container.New(atLeast{fyne.NewSize(totalsW, 0)}, container.NewVBox(g.totalText, g.stepText))))
-	// a thin track under the count: at 0 the full-height bar read as a solid block
-	track := container.New(fixedSize{fyne.NewSize(0, theme.Padding()*1.5)}, g.progress)
-	topRight := container.New(atLeast{fyne.NewSize(220, 0)}, widgets.NewPanel(g.progressL, track))
+	// a thin track under the count: at 0 fyne's bar read as a solid block
+	topRight := container.New(atLeast{fyne.NewSize(220, 0)}, widgets.NewPanel(g.progressL, g.progress))
 	g.bottomPanel = widgets.NewPanel(g.instr, g.inventory, g.aimText)
 	g.overlay = container.NewBorder(
 		container.NewBorder(nil, nil, container.NewVBox(g.rewardPanel), container.NewVBox(topRight)),
@@ -364,7 +362,7 @@ func (g *Workspace) refreshTaskList() {
 func taskLabel(spec string) string {
 	switch {
 	case spec == "samples":
-		return "Any sample, at random"
+		return "Random sample"
 	case spec == "random":
 		return "Random structures"
 	case strings.HasPrefix(spec, "iglu:"):
@@ -372,7 +370,8 @@ func taskLabel(spec string) string {
 	}
 	for _, nt := range gridworld.SampleTasks() {
 		if nt.Name == spec {
-			return "Sample: " + strings.ReplaceAll(nt.Name, "-", " ")
+			name := strings.ReplaceAll(nt.Name, "-", " ")
+			return strings.ToUpper(name[:1]) + name[1:] // Small house, L wall
 		}
 	}
 	return spec
