@@ -51,7 +51,7 @@ func TestGridworldProgressIsAThinTrack(t *testing.T) {
 	if s := g.progress.Size(); s.Height > 8 || s.Height < 2 || s.Width < 100 {
 		t.Fatalf("the progress bar is %.0fx%.0f", s.Width, s.Height)
 	}
-	if f := g.progress.fill.Size().Width; f != 0 {
+	if f := g.progress.fill.Size().Width; f != 0 || g.progress.fill.Visible() {
 		t.Fatalf("at 0 the bar is filled %.0f px", f)
 	}
 	g.progress.SetValue(0.5)
