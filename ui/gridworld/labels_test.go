@@ -74,7 +74,7 @@ func TestGridworldReplayWithNothingStoredSaysWhere(t *testing.T) {
 		t.Fatal("Replay shows nothing")
 	}
 	got := uitest.Texts(top)
-	for _, want := range []string{"⋯ › Record to the store", "Reset", "⋯ › Save the recording now"} {
+	for _, want := range []string{"Record to the store is ticked", "Reset", "⋯ › Save the recording now"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Replay's message lacks %q:\n%s", want, got)
 		}

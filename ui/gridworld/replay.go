@@ -167,7 +167,7 @@ func (g *Workspace) exitReplay() {
 // ⋯ menu, and a played episode is stored on Reset or with Save the recording now.
 func (g *Workspace) nothingToReplay() string {
 	how := "Play one: it is stored when you press Reset or choose ⋯ › Save the recording now " +
-		"(⋯ › Record to the store is ticked)."
+		"(⋯, the toolbar's last button: Record to the store is ticked)."
 	if !g.recording {
 		how = "Tick ⋯ › Record to the store (the ⋯ button at the end of the toolbar), play, then press Reset " +
 			"or choose ⋯ › Save the recording now."
