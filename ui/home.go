@@ -32,15 +32,17 @@ type home struct {
 }
 
 func homeView(s *Shell) fyne.CanvasObject {
-	h := &home{shell: s, status: widget.NewLabel(""), cards: container.NewGridWrap(fyne.NewSize(260, 150)),
+	h := &home{shell: s, status: widget.NewLabel(""), cards: container.New(&cardGrid{minWidth: 170}),
 		recent: container.NewVBox(), samples: container.NewVBox()}
 	h.status.Wrapping = fyne.TextWrapWord
 	refresh := widget.NewButton("Refresh", h.load)
 	top := container.NewBorder(nil, nil, nil, refresh, h.status)
-	recentCard := widget.NewCard("Recent files", "", h.recent)
+	recentTitle := widget.NewLabelWithStyle("Recent files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	h.load()
+	// The scroll is for windows smaller than a laptop's: at 1024x670 the cards, the sample
+	// data line and the recent files are all in view (cards share the width, compact boxes).
 	return container.NewBorder(top, nil, nil, nil,
-		container.NewVScroll(container.NewVBox(h.samples, h.cards, recentCard)))
+		container.NewVScroll(container.NewVBox(h.samples, h.cards, recentTitle, h.recent)))
 }
 
 func (h *home) load() {
@@ -81,13 +83,14 @@ func (h *home) showSamples(o episode.Overview, loaded bool, err error) {
 			"named Sample… were made for Agentdesk to show each workspace working. Remove them when you no longer need them.")
 		text.Wrapping = fyne.TextWrapWord
 		remove := widget.NewButtonWithIcon("Remove sample data…", theme.DeleteIcon(), func() { h.shell.removeSamples(h.load) })
-		h.samples.Add(widget.NewCard("Sample data", "", container.NewBorder(nil, nil, nil, remove, text)))
+		h.samples.Add(box(container.NewBorder(nil, nil, widget.NewIcon(theme.InfoIcon()), remove, text)))
 	case o.Episodes() == 0 && len(o.Recent) == 0:
 		text := widget.NewLabel("New here? Load sample data made for Agentdesk (demonstrations with their screens, a template " +
 			"folder, an evaluation project over a few chats, a small GUI Odyssey style dataset with model predictions to score) " +
 			"and see every workspace at work. It is marked Sample and can be removed here at any time.")
 		text.Wrapping = fyne.TextWrapWord
-		h.samples.Add(widget.NewCard("Getting started", "", container.NewBorder(nil, nil, nil, workspace.SampleButton(h.shell), text)))
+		title := widget.NewLabelWithStyle("Getting started", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		h.samples.Add(box(container.NewBorder(title, nil, nil, workspace.SampleButton(h.shell), text)))
 	}
 	h.samples.Refresh()
 }
@@ -138,7 +141,99 @@ func (h *home) card(title, screen, line string) fyne.CanvasObject {
 	open := widget.NewButton("Open "+title, func() { h.shell.Show(screen) })
 	body := widget.NewLabel(line)
 	body.Wrapping = fyne.TextWrapWord
-	return widget.NewCard(title, "", container.NewBorder(nil, open, nil, nil, body))
+	head := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	return box(container.NewBorder(head, open, nil, nil, body))
+}
+
+// box is a compact card: the content on a panel in the theme's input background, which
+// follows a theme switch. widget.Card's heading takes about 60 px a card; Home has five.
+func box(content fyne.CanvasObject) fyne.CanvasObject {
+	fill := widgets.NewThemeFill(theme.ColorNameInputBackground, theme.InputRadiusSize())
+	return container.NewStack(fill, container.NewPadded(content))
+}
+
+// cardGrid lays cards out in as many equal columns as fit cards of at least minWidth, each
+// card as wide as its column (no empty band at the right) and each row as tall as its
+// tallest card.
+type cardGrid struct {
+	minWidth float32
+	// cols is the number of columns of the last layout (MinSize gives the height for it).
+	cols int
+}
+
+func (g *cardGrid) columns(width float32, objs []fyne.CanvasObject) int {
+	pad, cell := theme.Padding(), g.minWidth
+	for _, o := range objs {
+		cell = max(cell, o.MinSize().Width)
+	}
+	n := len(objs)
+	fit := max(1, min(int((width+pad)/(cell+pad)), n))
+	// as few rows as fit, shared out evenly: 3+2 cards rather than 4+1
+	rows := (n + fit - 1) / fit
+	return (n + rows - 1) / rows
+}
+
+func (g *cardGrid) rowHeights(objs []fyne.CanvasObject, cols int) []float32 {
+	var rows []float32
+	for i, o := range objs {
+		if i%cols == 0 {
+			rows = append(rows, 0)
+		}
+		rows[len(rows)-1] = max(rows[len(rows)-1], o.MinSize().Height)
+	}
+	return rows
+}
+
+func (g *cardGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs = visibleObjects(objs)
+	if len(objs) == 0 {
+		return
+	}
+	pad := theme.Padding()
+	g.cols = g.columns(size.Width, objs)
+	w := (size.Width - pad*float32(g.cols-1)) / float32(g.cols)
+	rows := g.rowHeights(objs, g.cols)
+	y := float32(0)
+	for i, o := range objs {
+		r, c := i/g.cols, i%g.cols
+		if c == 0 && r > 0 {
+			y += rows[r-1] + pad
+		}
+		o.Move(fyne.NewPos(float32(c)*(w+pad), y))
+		o.Resize(fyne.NewSize(w, rows[r]))
+	}
+}
+
+func (g *cardGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	objs = visibleObjects(objs)
+	if len(objs) == 0 {
+		return fyne.Size{}
+	}
+	cols := g.cols
+	if cols == 0 {
+		cols = len(objs) // not laid out yet: one row, as the widest screens show it
+	}
+	cols = min(cols, len(objs))
+	h := float32(0)
+	for _, r := range g.rowHeights(objs, cols) {
+		h += r
+	}
+	h += theme.Padding() * float32(len(g.rowHeights(objs, cols))-1)
+	minW := g.minWidth
+	for _, o := range objs {
+		minW = max(minW, o.MinSize().Width)
+	}
+	return fyne.NewSize(minW, h)
+}
+
+func visibleObjects(objs []fyne.CanvasObject) []fyne.CanvasObject {
+	var v []fyne.CanvasObject
+	for _, o := range objs {
+		if o.Visible() {
+			v = append(v, o)
+		}
+	}
+	return v
 }
 
 // openRecent opens a recently opened file or folder again: in the workspace that opens it, or,

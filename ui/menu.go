@@ -169,7 +169,7 @@ func shortcutText(sc fyne.Shortcut) string {
 	return sc.ShortcutName()
 }
 
-// shortcutsView is the list of shortcuts, for Help and Settings.
+// shortcutsView is the list of shortcuts, for Help (and Settings' button).
 func (s *Shell) shortcutsView() fyne.CanvasObject {
 	lines := s.Shortcuts()
 	grid := container.New(&columnsLayout{}, nil...)

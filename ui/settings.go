@@ -18,7 +18,6 @@ func settingsView(s *Shell) fyne.CanvasObject {
 	a := fyne.CurrentApp()
 	choices := []string{themeLabels[ThemeSystem], themeLabels[ThemeLight], themeLabels[ThemeDark]}
 	themeRadio := widget.NewRadioGroup(choices, nil)
-	themeRadio.Horizontal = true
 	// one theme is always in use: tapping the chosen one again (a double click) must not
 	// leave none shown as chosen
 	themeRadio.Required = true
@@ -42,7 +41,6 @@ func settingsView(s *Shell) fyne.CanvasObject {
 
 	navChoices := []string{navLabels[NavAuto], navLabels[NavIcons], navLabels[NavLabels]}
 	navRadio := widget.NewRadioGroup(navChoices, nil)
-	navRadio.Horizontal = true
 	navRadio.Required = true
 	navRadio.SetSelected(navLabels[s.navMode()])
 	navRadio.OnChanged = func(label string) {
@@ -129,6 +127,14 @@ func settingsView(s *Shell) fyne.CanvasObject {
 		saveFolder.Disable()
 	}
 
+	// The list is in Help › Keyboard shortcuts too; here a button opens the same list rather
+	// than repeat it on the page (which then scrolled at 1024x700).
+	shortcuts := widget.NewButton("Keyboard shortcuts…", s.showShortcuts)
+	shortcutsNote := widget.NewLabel("Also in Help › Keyboard shortcuts; the menus show each command's keys.")
+	shortcutsNote.Wrapping = fyne.TextWrapWord
+
+	// Radio groups stand one option a line: fyne's horizontal group gives each option the
+	// width of the longest, which left gaps that split the groups into misaligned columns.
 	form := widget.NewForm(
 		widget.NewFormItem("Theme", themeRadio),
 		widget.NewFormItem("Density", density),
@@ -136,7 +142,7 @@ func settingsView(s *Shell) fyne.CanvasObject {
 		widget.NewFormItem("Store in use", container.NewVBox(storeLabel, container.NewHBox(openStore), recent)),
 		widget.NewFormItem("Data folder", container.NewVBox(
 			container.NewBorder(nil, nil, nil, container.NewHBox(browse, saveFolder), folder), folderNote)),
+		widget.NewFormItem("Shortcuts", container.NewBorder(nil, nil, shortcuts, nil, shortcutsNote)),
 	)
-	shortcuts := widget.NewCard("Keyboard shortcuts", "Also in Help › Keyboard shortcuts; the menu shows each command's keys.", s.shortcutsView())
-	return container.NewVScroll(container.NewVBox(form, shortcuts))
+	return container.NewVScroll(form)
 }

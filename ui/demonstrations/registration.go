@@ -23,13 +23,36 @@ type Store interface {
 func NewRegistration(store func() Store) workspace.Registration {
 	return workspace.Registration{
 		ID: workspace.Demonstrations, Title: "Demonstrations", Icon: theme.MediaVideoIcon(),
-		Intro: "Open Mobile-Env annotation pickles, scrub frames, and edit steps, instructions and rewards by pointing and clicking.",
-		New:   func(h workspace.Host) workspace.Workspace { return New(h, workspace.Value(store)) },
-		Summary: func(o episode.Overview) string {
-			return widgets.Plural(o.EpisodesBySource[episode.SourceMobileEnv], "Mobile-Env trajectory")
-		},
+		Intro:   "Open Mobile-Env annotation pickles, scrub frames, and edit steps, instructions and rewards by pointing and clicking.",
+		New:     func(h workspace.Host) workspace.Workspace { return New(h, workspace.Value(store)) },
+		Summary: Summary,
 	}
 }
+
+// Summary is the line on Home's card. Demonstration files are opened from disk, not read into
+// the store, so the store's count of Mobile-Env trajectories alone says 0 while the sample
+// file (or the user's own) was opened a minute ago: the recently opened files are counted too.
+func Summary(o episode.Overview) string {
+	files := 0
+	for _, f := range o.Recent {
+		if f.Kind == RecentKind {
+			files++
+		}
+	}
+	stored := o.EpisodesBySource[episode.SourceMobileEnv]
+	switch {
+	case files > 0 && stored > 0:
+		return widgets.Plural(files, "demonstration file") + " opened recently\n" + widgets.Plural(stored, "Mobile-Env trajectory") + " in the store"
+	case files > 0:
+		return widgets.Plural(files, "demonstration file") + " opened recently"
+	case stored > 0:
+		return widgets.Plural(stored, "Mobile-Env trajectory") + " in the store"
+	}
+	return "No demonstration file opened yet"
+}
+
+// RecentKind is the kind of recent file the workspace records for a demonstration file.
+const RecentKind = "pickle"
 
 var (
 	_ workspace.Unsaved = (*Workspace)(nil)

@@ -29,7 +29,7 @@ func (g *Workspace) chooseReplay() {
 		return
 	}
 	if len(list) == 0 {
-		dialog.ShowInformation("Replay", "No gridworld episodes are stored yet: play one with recording on, or run an agent.", g.host.Window())
+		dialog.ShowInformation("Replay", g.nothingToReplay(), g.host.Window())
 		return
 	}
 	var d dialog.Dialog
@@ -161,4 +161,16 @@ func (g *Workspace) exitReplay() {
 	g.updateOverlay()
 	g.render()
 	g.setStatus("")
+}
+
+// nothingToReplay says how to get an episode to replay: recording is a tick in the toolbar's
+// ⋯ menu, and a played episode is stored on Reset or with Save the recording now.
+func (g *Workspace) nothingToReplay() string {
+	how := "Play one: it is stored when you press Reset or choose ⋯ › Save the recording now " +
+		"(⋯, the toolbar's last button: Record to the store is ticked)."
+	if !g.recording {
+		how = "Tick ⋯ › Record to the store (the ⋯ button at the end of the toolbar), play, then press Reset " +
+			"or choose ⋯ › Save the recording now."
+	}
+	return "No gridworld episodes are stored yet.\n" + how + "\nOr run an agent with Run agent…"
 }

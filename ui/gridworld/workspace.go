@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,7 +85,7 @@ type Workspace struct {
 	rewardText  *canvas.Text
 	totalText   *widget.Label
 	stepText    *widget.Label
-	progress    *widget.ProgressBar
+	progress    *meter
 	progressL   *widget.Label
 	instr       *widget.Label
 	inventory   *fyne.Container
@@ -101,8 +103,10 @@ type Workspace struct {
 	episodePlot *widgets.Plot
 	chartNote   *widget.Label
 	taskSelect  *widget.Select
-	flashID     int
-	content     fyne.CanvasObject
+	// taskSpecs maps the Task list's labels to task specs.
+	taskSpecs map[string]string
+	flashID   int
+	content   fyne.CanvasObject
 
 	mu sync.Mutex // guards the agent-run chart data, written from the runner goroutine
 }
@@ -196,8 +200,7 @@ func (g *Workspace) build() {
 	g.rewardText.Hide() // shown while a step's reward flashes
 	g.totalText = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	g.stepText = widget.NewLabel("")
-	g.progress = widget.NewProgressBar()
-	g.progress.TextFormatter = func() string { return "" }
+	g.progress = newMeter()
 	g.progressL = widget.NewLabel("")
 	// one line over the world (the whole dialog is in the side panel): the 3D view keeps its room
 	g.instr = widget.NewLabel("")
@@ -214,6 +217,7 @@ func (g *Workspace) build() {
 	flashSlot := container.New(fixedSize{fyne.NewSize(flash.Width+pad, flash.Height)}, container.NewCenter(g.rewardText))
 	g.rewardPanel = widgets.NewPanel(container.NewBorder(nil, nil, nil, container.NewCenter(flashSlot),
 		container.New(atLeast{fyne.NewSize(totalsW, 0)}, container.NewVBox(g.totalText, g.stepText))))
+	// a thin track under the count: at 0 fyne's bar read as a solid block
 	topRight := container.New(atLeast{fyne.NewSize(220, 0)}, widgets.NewPanel(g.progressL, g.progress))
 	g.bottomPanel = widgets.NewPanel(g.instr, g.inventory, g.aimText)
 	g.overlay = container.NewBorder(
@@ -224,7 +228,7 @@ func (g *Workspace) build() {
 	world := container.NewStack(g.view, g.aimLayer, container.NewPadded(g.overlay))
 
 	// play controls: one line; the settings one changes once in a while are in the ⋯ menu
-	g.taskSelect = widget.NewSelect(nil, func(name string) { g.selectTask(name) })
+	g.taskSelect = widget.NewSelect(nil, func(label string) { g.selectTask(g.taskSpecs[label]) })
 	g.refreshTaskList()
 	reset := widget.NewButtonWithIcon("Reset", theme.ViewRefreshIcon(), func() { g.reset() })
 	g.camera = widget.NewRadioGroup([]string{"First person", "Orbit"}, func(v string) {
@@ -332,17 +336,45 @@ func (g *Workspace) setSpace(sp string) {
 
 // refreshTaskList offers the built-in samples one by one, all samples, random structures and
 // the IGLU datasets opened in this session.
+// The list shows names people read (taskLabel); taskSpecs maps them back to the task specs
+// the engine and the command line take ("samples", "tower", "random", "iglu:DIR").
 func (g *Workspace) refreshTaskList() {
-	opts := []string{"samples"}
+	specs := []string{"samples"}
 	for _, nt := range gridworld.SampleTasks() {
-		opts = append(opts, nt.Name)
+		specs = append(specs, nt.Name)
 	}
-	opts = append(opts, "random")
+	specs = append(specs, "random")
 	for _, src := range g.deps.Sources.list() {
-		opts = append(opts, src.Name)
+		specs = append(specs, src.Name)
+	}
+	g.taskSpecs = map[string]string{}
+	var opts []string
+	for _, spec := range specs {
+		l := taskLabel(spec)
+		g.taskSpecs[l] = spec
+		opts = append(opts, l)
 	}
 	g.taskSelect.Options = opts
 	g.taskSelect.Refresh()
+}
+
+// taskLabel is how the Task list names a task spec.
+func taskLabel(spec string) string {
+	switch {
+	case spec == "samples":
+		return "Random sample"
+	case spec == "random":
+		return "Random structures"
+	case strings.HasPrefix(spec, "iglu:"):
+		return "IGLU " + filepath.Base(strings.TrimPrefix(spec, "iglu:"))
+	}
+	for _, nt := range gridworld.SampleTasks() {
+		if nt.Name == spec {
+			name := strings.ReplaceAll(nt.Name, "-", " ")
+			return strings.ToUpper(name[:1]) + name[1:] // Small house, L wall
+		}
+	}
+	return spec
 }
 
 func (g *Workspace) selectTask(name string) {
@@ -355,8 +387,12 @@ func (g *Workspace) selectTask(name string) {
 		return
 	}
 	g.source, g.taskName = src, label
-	if g.taskSelect.Selected != name {
-		g.taskSelect.SetSelected(name) // calls selectTask again, which returns early
+	if l := taskLabel(name); g.taskSelect.Selected != l {
+		if _, listed := g.taskSpecs[l]; !listed { // a spec given on the command line
+			g.taskSpecs[l] = name
+			g.taskSelect.Options = append(g.taskSelect.Options, l)
+		}
+		g.taskSelect.SetSelected(l) // calls selectTask again, which returns early
 	}
 	g.reset()
 }

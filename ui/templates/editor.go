@@ -113,9 +113,11 @@ type templateEditor struct {
 	// sideTabs hold the slots and the problems (with their count)
 	sideTabs *container.AppTabs
 	diagList *widget.List
-	summary  *widget.Label
-	root     fyne.CanvasObject
-	history  wordUndo
+	// noProblems stands in the Problems tab while there are none
+	noProblems *widget.Label
+	summary    *widget.Label
+	root       fyne.CanvasObject
+	history    wordUndo
 }
 
 func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
@@ -132,7 +134,7 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 	}
 	e.slotList = widget.NewList(
 		func() int { return len(e.slots) },
-		func() fyne.CanvasObject { return twoLines() },
+		func() fyne.CanvasObject { return oneLine() },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id < len(e.slots) {
 				s := e.slots[id]
@@ -140,7 +142,7 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 				if len(s.Modifiers) > 0 {
 					mods = strings.TrimPrefix(slotLine(s), fmt.Sprintf("%d:%d  %s  ·  ", s.Line, s.Col, s.Identifier))
 				}
-				setTwoLines(o, fmt.Sprintf("%s  %d:%d", s.Identifier, s.Line, s.Col), mods, widget.MediumImportance)
+				setOneLine(o, fmt.Sprintf("%s  %d:%d", s.Identifier, s.Line, s.Col), mods)
 			}
 		})
 	e.slotList.OnSelected = func(id widget.ListItemID) {
@@ -166,6 +168,7 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 				setTwoLines(o, head, d.Msg, imp)
 			}
 		})
+	e.noProblems = widget.NewLabel("No problems found in this template.")
 	e.diagList.OnSelected = func(id widget.ListItemID) {
 		if id < len(e.diags) {
 			e.jump(e.diags[id].Line, e.diags[id].Col)
@@ -209,13 +212,14 @@ func newTemplateEditor(w *Workspace, f *tplFile) *templateEditor {
 	// keeps the editor's whole width
 	side := container.NewAppTabs(
 		container.NewTabItem("Slots", e.slotList),
-		container.NewTabItem("Problems", e.diagList))
+		container.NewTabItem("Problems", container.NewStack(e.diagList, container.NewVBox(e.noProblems))))
 	e.sideTabs = side
 	if len(e.diags) > 0 {
 		side.SelectIndex(1)
 	}
 	body := container.NewVSplit(e.code, side)
-	body.Offset = 0.72
+	// the tabs keep three slots in view at 1024x700 (they had a row and a half)
+	body.Offset = 0.66
 	e.root = container.NewBorder(head, nil, nil, nil, body)
 	return e
 }
@@ -227,6 +231,13 @@ func (e *templateEditor) refresh() {
 	e.code.setRows(templateRows(text, e.spans, e.diags))
 	e.slotList.Refresh()
 	e.diagList.Refresh()
+	if len(e.diags) == 0 {
+		e.noProblems.Show()
+		e.diagList.Hide()
+	} else {
+		e.noProblems.Hide()
+		e.diagList.Show()
+	}
 	if e.sideTabs != nil {
 		title := "Problems"
 		if len(e.diags) > 0 {
@@ -338,14 +349,29 @@ func templateRows(text string, spans []hlSpan, diags []*tpl.Error) ([]codeRow, m
 	return rows, marks
 }
 
-// twoLines is a list row of a heading line and a detail line.
+// twoLines is a list row of a heading line and a detail line, both in body text.
 func twoLines() fyne.CanvasObject {
 	a := widget.NewLabelWithStyle("identifier 12:34", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	a.Truncation = fyne.TextTruncateEllipsis
 	b := widget.NewLabel("modifiers")
 	b.Truncation = fyne.TextTruncateEllipsis
-	b.SizeName = theme.SizeNameCaptionText
 	return container.New(&tightVBox{}, a, b)
+}
+
+// oneLine is a list row of a heading and its detail on one line (a slot and its modifiers),
+// both in body text.
+func oneLine() fyne.CanvasObject {
+	a := widget.NewLabelWithStyle("identifier 12:34", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	b := widget.NewLabel("modifiers")
+	b.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, a, nil, b)
+}
+
+func setOneLine(o fyne.CanvasObject, head, detail string) {
+	c := o.(*fyne.Container)
+	b, a := c.Objects[0].(*widget.Label), c.Objects[1].(*widget.Label)
+	a.SetText(head)
+	b.SetText(detail)
 }
 
 func setTwoLines(o fyne.CanvasObject, head, detail string, imp widget.Importance) {

@@ -172,7 +172,7 @@ type previewPanel struct {
 	ws      *Workspace
 	task    *widget.Select
 	output  *widget.Entry
-	save    *widget.Button
+	save    *widgets.TipButton
 	text    *codeText
 	scroll  *container.Scroll
 	body    fyne.CanvasObject
@@ -209,7 +209,8 @@ func newPreviewPanel(w *Workspace) *previewPanel {
 			w.schedulePreview()
 		}
 	}
-	p.save = widget.NewButtonWithIcon("Save output", theme.DocumentSaveIcon(), func() {
+	// an icon with a tip: the output's path keeps the room (it was cut off at 1024 px)
+	p.save = widgets.NewTipButton("Save output: write the instantiated task to this file", theme.DocumentSaveIcon(), func() {
 		if err := p.saveOutput(); err != nil {
 			w.showError(err)
 		}

@@ -84,10 +84,12 @@ type Workspace struct {
 	fileList  *widget.List
 	editorBox *fyne.Container
 
-	ed   *templateEditor
-	form *confForm
-	comp *taskComposer
-	pv   *previewPanel
+	ed *templateEditor
+	// filesHead heads the file list (with the beginning the names share)
+	filesHead *widget.Label
+	form      *confForm
+	comp      *taskComposer
+	pv        *previewPanel
 
 	// debounce runs f after the preview delay (replacing a pending call); tests make it
 	// synchronous.
@@ -229,8 +231,8 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 	w.fileList = widget.NewList(
 		func() int { return len(w.files) },
 		func() fyne.CanvasObject {
-			l := widget.NewLabel("templates/settings_toggle.textproto.template")
-			l.Truncation = fyne.TextTruncateEllipsis
+			// the middle of a long name gives way: names differ at their ends
+			l := newMidLabel("templates/settings_toggle.textproto.template")
 			return container.NewBorder(nil, nil, widget.NewIcon(theme.FileIcon()), nil, l)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
@@ -239,7 +241,8 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 			}
 			f := w.files[id]
 			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Label).SetText(w.fileLabel(f))
+			name, keep := w.listName(f)
+			c.Objects[0].(*midLabel).SetText(name, keep)
 			icon := theme.FileTextIcon()
 			switch f.kind {
 			case kindTemplate:
@@ -261,15 +264,16 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 		widget.ShowPopUpMenuAtRelativePosition(menu, fyne.CurrentApp().Driver().CanvasForObject(newBtn), fyne.NewPos(0, newBtn.Size().Height), newBtn)
 	})
 	newBtn.Importance = widget.LowImportance
-	files := container.NewBorder(container.NewBorder(nil, nil, nil, newBtn,
-		widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})), nil, nil, nil, w.fileList)
+	w.filesHead = widget.NewLabelWithStyle("Files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	w.filesHead.Truncation = fyne.TextTruncateEllipsis
+	files := container.NewBorder(container.NewBorder(nil, nil, nil, newBtn, w.filesHead), nil, nil, nil, w.fileList)
 
 	w.editorBox = container.NewStack()
 	w.pv = newPreviewPanel(w)
 	inner := container.NewHSplit(w.editorBox, w.pv.root)
-	inner.Offset = 0.56
+	inner.Offset = 0.52 // the preview's Output path in view at 1024 px
 	split := container.NewHSplit(files, inner)
-	split.Offset = 0.18
+	split.Offset = 0.2
 
 	// one toolbar line: the folder (what is open and where), then what acts on its files;
 	// messages go to a status line under the work, as an editor's status bar
@@ -298,6 +302,79 @@ func (w *Workspace) workspaceView() fyne.CanvasObject {
 			})),
 		w.folderLabel)
 	return container.NewBorder(toolbar, w.status, nil, nil, split)
+}
+
+// listName is how the list shows f: its label without the beginning every file's name shares
+// (the heading shows that), and how many characters of it tell it from the other names (a
+// narrow list elides the middle after them: Sample_recipe_save-pancakes.conf and
+// Sample_recipe_search-pancakes.conf had both become "Sample_recipe_sa…").
+func (w *Workspace) listName(f *tplFile) (string, int) {
+	const dot = "● " // an unsaved file's mark stays in front
+	names := make([]string, len(w.files))
+	for i, o := range w.files {
+		names[i] = strings.TrimPrefix(w.fileLabel(o), dot)
+	}
+	prefix := sharedPrefix(names)
+	head := "Files"
+	if prefix != "" {
+		head = "Files: " + prefix + "…"
+	}
+	if w.filesHead != nil && w.filesHead.Text != head {
+		w.filesHead.SetText(head)
+	}
+	label := w.fileLabel(f)
+	mark := ""
+	if strings.HasPrefix(label, dot) {
+		mark = dot
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(label, dot), prefix)
+	keep := 0
+	for _, o := range names {
+		o = strings.TrimPrefix(o, prefix)
+		if o != name {
+			keep = max(keep, commonRunes(o, name)+1)
+		}
+	}
+	if keep > 0 {
+		keep += len([]rune(mark))
+	}
+	return mark + name, keep
+}
+
+// sharedPrefix is the beginning all of at least three names share, up to a separator (_ - . or
+// space) and short of a whole name; "" when there is none.
+func sharedPrefix(names []string) string {
+	if len(names) < 3 {
+		return ""
+	}
+	p := names[0]
+	for _, n := range names[1:] {
+		p = p[:min(len(p), len(n))]
+		for !strings.HasPrefix(n, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	i := strings.LastIndexAny(p, "_-. ")
+	if i < 2 {
+		return ""
+	}
+	p = p[:i+1]
+	for _, n := range names {
+		if n == p {
+			return ""
+		}
+	}
+	return p
+}
+
+// commonRunes is how many characters a and b share at their beginning.
+func commonRunes(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	n := 0
+	for n < len(ra) && n < len(rb) && ra[n] == rb[n] {
+		n++
+	}
+	return n
 }
 
 // fileLabel names a file in the list: its base name in the templates and tasks folders (a
