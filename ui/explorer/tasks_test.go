@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/app/workflow"
@@ -100,7 +101,7 @@ func TestExplorerDetailFollowsTheListing(t *testing.T) {
 	}
 	// A filter that leaves it out: the pane empties.
 	x.source.SetSelected("odyssey (3)")
-	if x.detail.ep != nil || x.detail.title.Text != noEpisode || x.detail.viewer.Len() != 0 {
+	if x.detail.ep != nil || x.detail.page.Visible() || x.detail.viewer.Len() != 0 {
 		t.Fatalf("an episode no longer listed is still on show: %q", x.detail.title.Text)
 	}
 	if x.detail.viewer.Frame().Bounds().Dx() > 1 {
@@ -161,5 +162,45 @@ func TestExplorerScoreReportsItsRun(t *testing.T) {
 	}
 	if !strings.Contains(sc.outcome.Text, "scored with these settings before") {
 		t.Fatalf("outcome %q", sc.outcome.Text)
+	}
+}
+
+// TestExplorerDetailReadable: with nothing selected the pane says what to do (it showed empty
+// panes with stray splitter handles); with the sample episode on a laptop screen the episode's
+// texts are wholly in view beside the frame (a splitter cut "Task: Turn on machine" mid-line),
+// the thumbnails' captions fit their action ("1 lon…"), and the search's hint fits its field.
+func TestExplorerDetailReadable(t *testing.T) {
+	test.NewTempApp(t)
+	st, _ := sampleStore(t)
+	h, x, w := openExplorer(t, wf(st))
+	w.Resize(uitest.Laptop)
+	h.Put(x)
+	if x.detail.page.Visible() || !x.detail.empty.Visible() || !strings.Contains(uitest.Texts(x.detail.empty), "Select an episode") {
+		t.Fatal("with nothing selected the pane shows no empty state")
+	}
+	if err := x.StartTask(taskEpisode); err != nil {
+		t.Fatal(err)
+	}
+	if !x.detail.page.Visible() || x.detail.empty.Visible() {
+		t.Fatal("the episode's page is not on show")
+	}
+	// at 1024x670 they fit; narrower, the column scrolls what does not
+	w.Resize(uitest.Laptop)
+	h.Put(x)
+	uitest.InView(t, w, "episode texts", x.detail.text)
+	if !strings.Contains(x.detail.text.String(), "Task: ") {
+		t.Fatalf("the texts: %q", x.detail.text.String())
+	}
+	cell := x.detail.thumbs.CreateItem()
+	need := fyne.MeasureText(longestActionKind, theme.CaptionTextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+	if got := cell.MinSize().Width; got < need {
+		t.Errorf("a thumbnail is %.0f px wide, its caption %q needs %.0f", got, longestActionKind, need)
+	}
+	if c := thumbCaption(0, "long_press"); !strings.HasSuffix(c, "\nlong_press") {
+		t.Errorf("caption %q", c)
+	}
+	hint := fyne.MeasureText(x.search.PlaceHolder, theme.TextSize(), fyne.TextStyle{}).Width
+	if room := x.search.Size().Width - x.search.ActionItem.MinSize().Width - 2*theme.InnerPadding(); hint > room {
+		t.Errorf("the search hint %q is %.0f px wide in a %.0f px field", x.search.PlaceHolder, hint, room)
 	}
 }
