@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -202,5 +203,33 @@ func TestExplorerDetailReadable(t *testing.T) {
 	hint := fyne.MeasureText(x.search.PlaceHolder, theme.TextSize(), fyne.TextStyle{}).Width
 	if room := x.search.Size().Width - x.search.ActionItem.MinSize().Width - 2*theme.InnerPadding(); hint > room {
 		t.Errorf("the search hint %q is %.0f px wide in a %.0f px field", x.search.PlaceHolder, hint, room)
+	}
+}
+
+// TestExplorerScoringLaidOut: on a laptop screen, after scoring the sample predictions, the
+// run's summary is wholly in view (it was cut at the window's foot under the choices) and the
+// Score button keeps clear of the splitter beside it.
+func TestExplorerScoringLaidOut(t *testing.T) {
+	test.NewTempApp(t)
+	st, set := sampleStore(t)
+	h, x, w := openExplorer(t, wf(st))
+	w.Resize(uitest.Laptop)
+	x.tabs.SelectIndex(3)
+	sc := x.scoring
+	sc.setPath(set.OdysseyPredictions)
+	test.Tap(sc.scoreB)
+	h.Put(x)
+	if !strings.Contains(sc.headline.Text, "AMS") {
+		t.Fatalf("headline %q", sc.headline.Text)
+	}
+	uitest.InView(t, w, "the run's headline", sc.headline)
+	uitest.InView(t, w, "the run's details", sc.details)
+	b := uitest.InView(t, w, "Score", sc.scoreB)
+	col, _, ok := uitest.Locate(w, sc.content.(*container.Split).Leading)
+	if !ok {
+		t.Fatal("the choices' column is not on show")
+	}
+	if gap := col.Pos.X + col.Size.Width - (b.Pos.X + b.Size.Width); gap < 2*theme.Padding() {
+		t.Errorf("the Score button ends %.0f px from the splitter", gap)
 	}
 }
