@@ -16,6 +16,7 @@ import (
 	"github.com/agentdesk/agentdesk/engine/samples"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // sampleStore is a store with the bundled sample data loaded, as Home's Load sample data does.
@@ -231,5 +232,25 @@ func TestExplorerScoringLaidOut(t *testing.T) {
 	}
 	if gap := col.Pos.X + col.Size.Width - (b.Pos.X + b.Size.Width); gap < 2*theme.Padding() {
 		t.Errorf("the Score button ends %.0f px from the splitter", gap)
+	}
+}
+
+// TestExplorerStatisticsFitALaptop: with the sample data, every chart of the Statistics tab is
+// in view at once on a laptop screen (two rows of two put the third row below the fold).
+func TestExplorerStatisticsFitALaptop(t *testing.T) {
+	test.NewTempApp(t)
+	st, _ := sampleStore(t)
+	h, x, w := openExplorer(t, wf(st))
+	w.Resize(uitest.Laptop)
+	x.tabs.SelectIndex(1)
+	h.Put(x)
+	s := x.stats
+	if !strings.HasPrefix(s.summary.Text, "15 episodes") {
+		t.Fatalf("summary %q", s.summary.Text)
+	}
+	for _, c := range []*widgets.BarChart{s.lengths, s.actions, s.category, s.devices, s.apps, s.splits} {
+		if r := uitest.InView(t, w, c.Title, c); r.Size.Height < 150 {
+			t.Errorf("%s is %.0f px tall", c.Title, r.Size.Height)
+		}
 	}
 }
