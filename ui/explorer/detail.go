@@ -44,6 +44,7 @@ type explorerDetail struct {
 	head    *fyne.Container // the title line
 	page    *fyne.Container // head over the viewer and, beside it, the texts and the thumbnails
 	empty   *fyne.Container // what the pane says while no episode is selected (page hidden)
+	side    *fyne.Container // the texts over the thumbnails, beside the frame
 	text    *widget.RichText
 	viewer  *widgets.FrameViewer
 	thumbs  *widget.GridWrap
@@ -74,6 +75,7 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	d.viewer.OnStep(func(i int) {
 		d.thumbs.Select(i)
 		d.thumbs.ScrollTo(i)
+		d.relayoutSide() // the step's captions came with another height
 	})
 	d.thumbs = widget.NewGridWrap(
 		func() int {
@@ -128,8 +130,8 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	facts := container.NewVBox(captions, widget.NewSeparator(), d.device, d.text)
 	// the texts take the height they need (wrapped to the column), scrolling only past what
 	// leaves the thumbnails a row; a splitter at half the height cut them mid-sentence
-	side := container.New(&factsOverThumbs{}, container.NewVScroll(facts), widget.NewSeparator(), d.thumbs)
-	body := container.NewHSplit(d.viewer, side)
+	d.side = container.New(&factsOverThumbs{}, container.NewVScroll(facts), widget.NewSeparator(), d.thumbs)
+	body := container.NewHSplit(d.viewer, d.side)
 	body.Offset = 0.64
 	d.viewer.SetMinFrameSize(fyne.NewSize(120, 160))
 	d.viewer.SetEpisode(nil, nil) // empty, without controls, until an episode is selected
@@ -163,6 +165,14 @@ func thumbWidth() float32 {
 
 // thumbCaption is a step thumbnail's caption: its number (from 1) over its action.
 func thumbCaption(i int, kind string) string { return fmt.Sprintf("%d\n%s", i+1, kind) }
+
+// relayoutSide gives the texts beside the frame the height they now need (a scroll does not
+// pass its content's growth on).
+func (d *explorerDetail) relayoutSide() {
+	if d.side != nil {
+		d.side.Layout.Layout(d.side.Objects, d.side.Size())
+	}
+}
 
 // setEmpty shows the empty state (no episode) or the episode's page.
 func (d *explorerDetail) setEmpty(empty bool) {
@@ -292,12 +302,13 @@ func (d *explorerDetail) show(e *episode.Episode, r episode.Row) {
 	} else {
 		d.device.Hide()
 	}
-	d.page.Refresh() // the device line came, went or changed its height: lay the page out again
 	d.text.Segments = segs
 	d.text.Refresh()
 	d.demoBtn.Hidden = !d.canOpenInDemonstrations()
 	d.demoBtn.Refresh()
 	d.viewer.SetEpisode(e, d.x.frames.fitted)
+	d.page.Refresh() // the texts came with another height: lay the page out again
+	d.relayoutSide()
 	d.thumbs.UnselectAll()
 	d.thumbs.Refresh()
 	d.thumbs.ScrollToTop()
