@@ -119,7 +119,7 @@ func NewFrameViewer() *FrameViewer {
 	v.noHier = widget.NewLabel("No view hierarchy recorded for this step.")
 	v.noHier.Wrapping = fyne.TextWrapWord
 	v.noHier.Hide()
-	v.xmlBtn = NewTipTextButton("XML", "Show the view hierarchy beside the frame", theme.ListIcon(), func() { v.ShowHierarchy(!v.showXML) })
+	v.xmlBtn = NewTipTextButton("XML", "Show the view hierarchy beside the frame", nil, func() { v.ShowHierarchy(!v.showXML) })
 	v.xmlBtn.Hide()
 	v.controls = NewFlow(container.NewHBox(
 		NewTipButton("First step (Home)", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
@@ -127,7 +127,7 @@ func NewFrameViewer() *FrameViewer {
 		v.playBtn,
 		NewTipButton("Next step (Right)", theme.NavigateNextIcon(), func() { v.Seek(v.index + 1) }),
 		NewTipButton("Last step (End)", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) })),
-		speed, v.position, v.xmlBtn)
+		speedFits(speed), v.position, v.xmlBtn)
 	v.frame = container.New(&frameAreaLayout{v}, v.image, v.marks)
 	v.split = container.NewHSplit(container.NewStack(), container.NewStack(v.hierarchy, container.NewVBox(v.noHier)))
 	v.split.Offset = 0.5
@@ -137,6 +137,16 @@ func NewFrameViewer() *FrameViewer {
 	v.content = container.NewBorder(nil, v.bottom, nil, nil, v.body)
 	v.ExtendBaseWidget(v)
 	return v
+}
+
+// speedFits gives the speed choice the width of its longest option (its placeholder made it
+// wider), so the step controls keep to one row beside a phone frame.
+func speedFits(s *widget.Select) fyne.CanvasObject {
+	w := float32(0)
+	for _, o := range s.Options {
+		w = max(w, fyne.MeasureText(o, theme.TextSize(), fyne.TextStyle{}).Width)
+	}
+	return Sized(s, w+theme.IconInlineSize()+4*theme.InnerPadding()+2*theme.Padding())
 }
 
 // FrameArea is the area the frame is drawn in (with the action over it).
