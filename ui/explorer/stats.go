@@ -138,7 +138,8 @@ func (s *explorerStats) set(st episode.Stats, f episode.Filter) {
 	}
 	var sb []widgets.Bar
 	for _, c := range st.Splits {
-		sb = append(sb, widgets.Bar{Label: c.Part + " · " + c.Split, // the part first: a long split name is cut, not the part Value: float64(c.N), Text: fmt.Sprint(c.N)})
+		// the part first: a long split name is cut, not the part
+		sb = append(sb, widgets.Bar{Label: c.Part + " · " + c.Split, Value: float64(c.N), Text: fmt.Sprint(c.N)})
 	}
 	s.splits.SetBars(sb)
 }
