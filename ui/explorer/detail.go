@@ -146,7 +146,7 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	keys.Wrapping = fyne.TextWrapWord
 	keys.Alignment = fyne.TextAlignCenter
 	keys.Importance = widget.LowImportance
-	d.empty = container.NewVBox(layout.NewSpacer(), widget.NewIcon(theme.ListIcon()), hint, keys, layout.NewSpacer())
+	d.empty = container.NewVBox(layout.NewSpacer(), hint, keys, layout.NewSpacer())
 	d.content = container.NewStack(d.page, container.NewPadded(d.empty))
 	return d
 }
