@@ -72,7 +72,14 @@ var (
 		theme.ColorNameSuccess:             {color.NRGBA{0x1b, 0x7a, 0x1b, 0xff}, color.NRGBA{0x43, 0xf4, 0x36, 0xff}},
 		theme.ColorNameWarning:             {color.NRGBA{0xa8, 0x56, 0x00, 0xff}, color.NRGBA{0xff, 0x98, 0x00, 0xff}},
 		theme.ColorNameError:               {color.NRGBA{0xc0, 0x22, 0x22, 0xff}, color.NRGBA{0xff, 0x6b, 0x5e, 0xff}},
+		// One separator colour for both variants, a grey that reads on either background (about
+		// fyne's light #e3e3e3 on white, a dim #2e2e2f on the dark background): fyne's table
+		// colours its grid lines once and again only when the theme changes while it is in the
+		// window, so a workspace off screen at a switch (the shell swaps them) kept light lines,
+		// bright white on dark.
+		theme.ColorNameSeparator: {separatorGrey, separatorGrey},
 	}
+	separatorGrey = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x38}
 )
 
 func (t appTheme) Color(name fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {

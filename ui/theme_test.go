@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -156,5 +157,38 @@ func TestCompactDensity(t *testing.T) {
 	ApplyTheme(a)
 	if a.Settings().Theme().Size(theme.SizeNamePadding) != th.Size(theme.SizeNamePadding) {
 		t.Fatal("the density is not applied at the start")
+	}
+}
+
+// TestTableLinesStayRightAfterASwitch: a table made in the light theme and off screen while the
+// user switches to dark (the shell swaps workspaces out) has grid lines that suit the dark
+// background: they stayed fyne's light #e3e3e3, bright white on dark (the Explorer's tables).
+func TestTableLinesStayRightAfterASwitch(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(ThemeFor(ThemeLight))
+	tb := widget.NewTable(func() (int, int) { return 5, 3 },
+		func() fyne.CanvasObject { return widget.NewLabel("cell") }, func(widget.TableCellID, fyne.CanvasObject) {})
+	w := test.NewTempWindow(t, tb)
+	w.Resize(fyne.NewSize(300, 200))
+	w.SetContent(widget.NewLabel("another workspace"))
+	a.Settings().SetTheme(ThemeFor(ThemeDark))
+	w.SetContent(tb)
+	dark := ThemeFor(ThemeDark)
+	bg := dark.Color(theme.ColorNameBackground, theme.VariantDark)
+	lines := 0
+	uitest.Walk(tb, func(o fyne.CanvasObject) {
+		sep, ok := o.(*widget.Separator)
+		if !ok {
+			return
+		}
+		lines++
+		fill := test.WidgetRenderer(sep).Objects()[0].(*canvas.Rectangle).FillColor
+		// the line as drawn on the dark background
+		if c := contrast(over(fill, bg), bg); c > 1.6 || c < 1.05 {
+			t.Errorf("a grid line %v is %.2f:1 on the dark background (harsh above 1.6, invisible below 1.05)", fill, c)
+		}
+	})
+	if lines == 0 {
+		t.Fatal("no grid lines found")
 	}
 }

@@ -166,3 +166,45 @@ func TestDemonstrationsEmptyScreenOpensTheLoadedSample(t *testing.T) {
 		t.Fatalf("opened %q at trajectory %d (%d loads asked)", d.path, d.sel, h.SamplesAsked)
 	}
 }
+
+// TestDemonstrationsFrameIsTheMainContent: on a laptop screen, with the sample open (its long
+// "Opened … definitions path" message on show), the frame has the width beside the editing
+// column (the view hierarchy waits behind its XML button: it took half the width and showed
+// clipped lines), the step controls keep to one row, the message stays one line, and the
+// instruction and reward controls are in view; trajectories and steps are counted from 1.
+func TestDemonstrationsFrameIsTheMainContent(t *testing.T) {
+	test.NewTempApp(t)
+	st := uitest.OpenStore(t)
+	if _, err := workflow.LoadSamples(context.Background(), st, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	h := uitest.NewHost(t, 1024, 670)
+	d := New(h, st)
+	h.Put(d)
+	if err := d.StartTask(taskEdit); err != nil {
+		t.Fatal(err)
+	}
+	d.setStatus(d.status.Text + " A status long enough to take several lines in the editing column when it wraps, " +
+		"as the message naming the task definitions' folder did.")
+	h.Win.Resize(uitest.Laptop)
+	h.Put(d)
+	if r := uitest.InView(t, h.Win, "frame", d.viewer.FrameArea()); r.Size.Width < 400 {
+		t.Errorf("the frame is %.0f px wide at 1024x670", r.Size.Width)
+	}
+	if d.viewer.HierarchyShown() {
+		t.Error("the view hierarchy is beside the frame before it was asked for")
+	}
+	if h, row := d.viewer.StepControls().Size().Height, d.buttons["save"].MinSize().Height; h > row*1.5 {
+		t.Errorf("the step controls take %.0f px, more than a row of %.0f", h, row)
+	}
+	for _, name := range []string{"clearinstr", "reward"} {
+		uitest.InView(t, h.Win, name, d.buttons[name])
+	}
+	uitest.InView(t, h.Win, "reward field", d.reward)
+	if line := d.trajLine(0); !strings.HasPrefix(line, "#1 ·") {
+		t.Errorf("the first trajectory reads %q", line)
+	}
+	if d.rangeL.Text != "step 1" {
+		t.Errorf("the range of one step reads %q", d.rangeL.Text)
+	}
+}

@@ -97,7 +97,8 @@ func (d *Workspace) trajLine(i int) string {
 	if name == "" {
 		name = t.TaskID
 	}
-	return fmt.Sprintf("#%d · %s · %d steps · reward %.3g · %s", d.curTraj[i], name, t.Records, t.TotalReward,
+	// numbered from 1 for people (the modifier strings keep the file's 0-based indices)
+	return fmt.Sprintf("#%d · %s · %d steps · reward %.3g · %s", d.curTraj[i]+1, name, t.Records, t.TotalReward,
 		widgets.Plural(len(t.Instructions), "instruction"))
 }
 
@@ -146,7 +147,11 @@ func (d *Workspace) refreshStepControls() {
 		return
 	}
 	a, b := min(d.markA, d.viewer.Index()), max(d.markA, d.viewer.Index())
-	d.rangeL.SetText(fmt.Sprintf("steps %d–%d", a+1, b+1))
+	if a == b {
+		d.rangeL.SetText(fmt.Sprintf("step %d", a+1))
+	} else {
+		d.rangeL.SetText(fmt.Sprintf("steps %d–%d", a+1, b+1))
+	}
 	step := d.viewer.Episode().Steps[d.viewer.Index()]
 	d.reward.SetText(strconv.FormatFloat(step.Reward, 'g', -1, 64))
 	// instructionize with -1 deletes the record's own instruction; on a record without one it

@@ -86,7 +86,7 @@ type Workspace struct {
 	viewer    *widgets.FrameViewer
 	fileLabel *widget.Label
 	modLabel  *widget.Entry
-	status    *widget.Label
+	status    *widgets.TipLabel // one line: the whole message shows on hover
 	instr     *widget.Select
 	reward    *widget.Entry
 	rangeL    *widget.Label
@@ -101,8 +101,9 @@ func New(h workspace.Host, store Store) *Workspace {
 	d.defDir = fyne.CurrentApp().Preferences().String(prefDefDir)
 	d.fileLabel = widget.NewLabel("No file open.")
 	d.fileLabel.Truncation = fyne.TextTruncateEllipsis // one line, beside the file's buttons
-	d.status = widget.NewLabel("")
-	d.status.Wrapping = fyne.TextWrapWord
+	// one line, cut to the column: a long message ("Opened … the definitions' path") would
+	// otherwise push the editing controls under it out of view
+	d.status = widgets.NewTipLabel()
 	d.modLabel = widget.NewEntry()
 	d.modLabel.SetPlaceHolder("the equivalent modifier string appears here")
 	d.viewer = widgets.NewFrameViewer()

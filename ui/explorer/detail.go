@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	xdraw "golang.org/x/image/draw"
@@ -41,6 +43,8 @@ type explorerDetail struct {
 	device  *widget.Label   // a GUI Odyssey episode's device_info, under the title
 	head    *fyne.Container // the title line
 	page    *fyne.Container // head over the viewer and, beside it, the texts and the thumbnails
+	empty   *fyne.Container // what the pane says while no episode is selected (page hidden)
+	side    *fyne.Container // the texts over the thumbnails, beside the frame
 	text    *widget.RichText
 	viewer  *widgets.FrameViewer
 	thumbs  *widget.GridWrap
@@ -53,7 +57,7 @@ type explorerDetail struct {
 
 func newExplorerDetail(x *Workspace) *explorerDetail {
 	d := &explorerDetail{x: x, images: map[int]image.Image{}}
-	d.title = widget.NewLabelWithStyle(noEpisode, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.title.Truncation = fyne.TextTruncateEllipsis // one line: the frame gets the height
 	d.device = widget.NewLabel("")
 	d.device.Wrapping = fyne.TextWrapWord
@@ -71,6 +75,7 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	d.viewer.OnStep(func(i int) {
 		d.thumbs.Select(i)
 		d.thumbs.ScrollTo(i)
+		d.relayoutSide() // the step's captions came with another height
 	})
 	d.thumbs = widget.NewGridWrap(
 		func() int {
@@ -82,8 +87,10 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 		func() fyne.CanvasObject {
 			img := canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
 			img.FillMode = canvas.ImageFillContain
-			img.SetMinSize(fyne.NewSize(52, thumbHeight))
-			l := widget.NewLabel("00 long_press")
+			img.SetMinSize(fyne.NewSize(thumbWidth(), thumbHeight))
+			// two lines, the step's number over its action, as wide as the longest action
+			// kind: on one line "1 long_press" was cut to "1 lon…"
+			l := widget.NewLabel("00\n" + longestActionKind)
 			l.Truncation = fyne.TextTruncateEllipsis
 			l.SizeName = theme.SizeNameCaptionText
 			return container.NewBorder(nil, l, nil, nil, img)
@@ -95,7 +102,7 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 			if d.ep == nil || i >= len(d.ep.Steps) {
 				return
 			}
-			l.SetText(fmt.Sprintf("%d %s", i+1, d.ep.Steps[i].Action.Kind))
+			l.SetText(thumbCaption(i, d.ep.Steps[i].Action.Kind))
 			d.mu.Lock()
 			th, ok := d.images[i]
 			d.mu.Unlock()
@@ -121,20 +128,90 @@ func newExplorerDetail(x *Workspace) *explorerDetail {
 	// device, task, meta-task, notes and instruction (scrolling), and the step thumbnails.
 	captions := d.viewer.SetCaptionsApart()
 	facts := container.NewVBox(captions, widget.NewSeparator(), d.device, d.text)
-	side := container.NewVSplit(container.NewVScroll(facts), d.thumbs)
-	side.Offset = 0.5
-	body := container.NewHSplit(d.viewer, side)
+	// the texts take the height they need (wrapped to the column), scrolling only past what
+	// leaves the thumbnails a row; a splitter at half the height cut them mid-sentence
+	d.side = container.New(&factsOverThumbs{}, container.NewVScroll(facts), widget.NewSeparator(), d.thumbs)
+	body := container.NewHSplit(d.viewer, d.side)
 	body.Offset = 0.64
 	d.viewer.SetMinFrameSize(fyne.NewSize(120, 160))
 	d.viewer.SetEpisode(nil, nil) // empty, without controls, until an episode is selected
 	d.head = container.NewBorder(nil, nil, nil, d.demoBtn, d.title)
 	d.page = container.NewBorder(d.head, nil, nil, nil, body)
-	d.content = d.page
+	d.page.Hide()
+	// with nothing selected: what to do, instead of empty panes and stray splitter handles
+	hint := widget.NewLabel(noEpisode)
+	hint.Wrapping = fyne.TextWrapWord
+	hint.Alignment = fyne.TextAlignCenter
+	keys := widget.NewLabel("Its frames show here with the actions drawn over them; Left and Right step through them, Space plays.")
+	keys.Wrapping = fyne.TextWrapWord
+	keys.Alignment = fyne.TextAlignCenter
+	keys.Importance = widget.LowImportance
+	d.empty = container.NewVBox(layout.NewSpacer(), hint, keys, layout.NewSpacer())
+	d.content = container.NewStack(d.page, container.NewPadded(d.empty))
 	return d
 }
 
-// noEpisode is the detail's title while no episode is selected.
-const noEpisode = "Select an episode to see its steps."
+// noEpisode is what the pane says while no episode is selected.
+const noEpisode = "Select an episode in the list to see its steps."
+
+// longestActionKind is the longest action kind a thumbnail's caption names (GUI Odyssey's).
+const longestActionKind = "long_press"
+
+// thumbWidth is a thumbnail's width: the longest action kind's caption fits under it.
+func thumbWidth() float32 {
+	text := fyne.MeasureText(longestActionKind, theme.CaptionTextSize(), fyne.TextStyle{})
+	return max(52, float32(math.Ceil(float64(text.Width+2*theme.InnerPadding()))))
+}
+
+// thumbCaption is a step thumbnail's caption: its number (from 1) over its action.
+func thumbCaption(i int, kind string) string { return fmt.Sprintf("%d\n%s", i+1, kind) }
+
+// relayoutSide gives the texts beside the frame the height they now need (a scroll does not
+// pass its content's growth on).
+func (d *explorerDetail) relayoutSide() {
+	if d.side != nil {
+		d.side.Layout.Layout(d.side.Objects, d.side.Size())
+	}
+}
+
+// setEmpty shows the empty state (no episode) or the episode's page.
+func (d *explorerDetail) setEmpty(empty bool) {
+	if empty {
+		d.page.Hide()
+		d.empty.Show()
+	} else {
+		d.empty.Hide()
+		d.page.Show()
+	}
+}
+
+// factsOverThumbs lays the side column out: the episode's texts (a scroll) at the height they
+// need, up to what leaves the thumbnails at least a row, a separator, the thumbnails under.
+type factsOverThumbs struct{}
+
+func (factsOverThumbs) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	facts, sep, thumbs := objs[0].(*container.Scroll), objs[1], objs[2]
+	pad := theme.Padding()
+	need := facts.Content.MinSize().Height
+	if w := size.Width; w > 0 { // the texts wrap at the column's width: measure them there
+		facts.Content.Resize(fyne.NewSize(w, need))
+		need = facts.Content.MinSize().Height
+	}
+	room := size.Height - thumbs.MinSize().Height - 2*pad - sep.MinSize().Height
+	h := max(min(need, room), min(size.Height/3, need))
+	facts.Move(fyne.Position{})
+	facts.Resize(fyne.NewSize(size.Width, h))
+	sep.Move(fyne.NewPos(0, h+pad))
+	sep.Resize(fyne.NewSize(size.Width, sep.MinSize().Height))
+	y := h + 2*pad + sep.MinSize().Height
+	thumbs.Move(fyne.NewPos(0, y))
+	thumbs.Resize(fyne.NewSize(size.Width, max(size.Height-y, 0)))
+}
+
+func (factsOverThumbs) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	w := max(objs[0].MinSize().Width, objs[2].MinSize().Width)
+	return fyne.NewSize(w, objs[0].MinSize().Height+objs[2].MinSize().Height+2*theme.Padding())
+}
 
 // clear empties the pane: no episode is selected (any more).
 func (d *explorerDetail) clear() {
@@ -143,7 +220,8 @@ func (d *explorerDetail) clear() {
 	d.mu.Lock()
 	d.images = map[int]image.Image{}
 	d.mu.Unlock()
-	d.title.SetText(noEpisode)
+	d.title.SetText("")
+	d.setEmpty(true)
 	d.device.Hide()
 	d.text.Segments = nil
 	d.text.Refresh()
@@ -160,6 +238,7 @@ func (d *explorerDetail) showing(id int64) bool { return d.row.ID == id && id !=
 func (d *explorerDetail) open(r episode.Row) {
 	gen, st := d.gen.Add(1), d.x.st
 	d.row = r
+	d.setEmpty(false)
 	d.title.SetText(fmt.Sprintf("Loading %s/%s…", r.Source, r.ExternalID))
 	var e *episode.Episode
 	var err error
@@ -179,6 +258,7 @@ func (d *explorerDetail) open(r episode.Row) {
 
 func (d *explorerDetail) show(e *episode.Episode, r episode.Row) {
 	d.ep = e
+	d.setEmpty(false)
 	d.mu.Lock()
 	d.images = map[int]image.Image{}
 	d.mu.Unlock()
@@ -222,12 +302,13 @@ func (d *explorerDetail) show(e *episode.Episode, r episode.Row) {
 	} else {
 		d.device.Hide()
 	}
-	d.page.Refresh() // the device line came, went or changed its height: lay the page out again
 	d.text.Segments = segs
 	d.text.Refresh()
 	d.demoBtn.Hidden = !d.canOpenInDemonstrations()
 	d.demoBtn.Refresh()
 	d.viewer.SetEpisode(e, d.x.frames.fitted)
+	d.page.Refresh() // the texts came with another height: lay the page out again
+	d.relayoutSide()
 	d.thumbs.UnselectAll()
 	d.thumbs.Refresh()
 	d.thumbs.ScrollToTop()

@@ -56,9 +56,15 @@ func (x *Workspace) changeFilter(change func(f *episode.Filter)) {
 	x.reload()
 }
 
+// searchPlaceholder is the search field's hint.
+const searchPlaceholder = "Search episodes…"
+
 func (x *Workspace) buildFilters() {
 	x.search = widget.NewEntry()
-	x.search.SetPlaceHolder("Search task, instruction and meta-task (all words; the last one may be a prefix)…")
+	// short enough for the listing's column on a laptop screen (the long one was cut to
+	// "Search task, instruction and meta-ta"); it searches tasks, instructions and meta-tasks,
+	// every word, the last one as a prefix
+	x.search.SetPlaceHolder(searchPlaceholder)
 	// the search field's own button empties it (Clear filters, with the filters, clears all)
 	x.search.ActionItem = widgets.NewTipButton("Empty the search", theme.ContentClearIcon(), func() {
 		if x.search.Text != "" {

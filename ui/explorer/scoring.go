@@ -210,12 +210,16 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 		container.NewHBox(layout.NewSpacer(), s.scoreB), s.outcome,
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), nil, s.runSel),
-		container.NewHBox(layout.NewSpacer(), s.openRunB, s.delRunB),
-		widget.NewSeparator(),
-		s.headline, s.details)
-	left := container.NewVScroll(controls)
+		container.NewHBox(layout.NewSpacer(), s.openRunB, s.delRunB))
+	// room on the right for the scroll bar and the splitter: the buttons touched the handle
+	pad := theme.Padding()
+	left := container.NewVScroll(container.New(layout.NewCustomPaddedLayout(0, 0, 0, 3*pad), controls))
+	// the run's summary heads its breakdown, over the table at full width: in the choices'
+	// column it was cut at the window's foot while the table left half its height blank
+	summary := container.NewVBox(s.headline, s.details, widget.NewSeparator())
 	breakdown := container.NewBorder(
-		container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), s.columns.Chooser(x.host.Window), s.dim),
+		container.NewVBox(summary,
+			container.NewBorder(nil, nil, widget.NewLabel("Breakdown by"), s.columns.Chooser(x.host.Window), s.dim)),
 		nil, nil, nil, s.columns.Fit())
 	// the frame takes the height, its step controls under it; the step's captions and the
 	// legend go under the list of failing steps

@@ -31,7 +31,9 @@ type explorerStats struct {
 	shown    episode.Stats
 }
 
-const statsTopApps = 15
+// statsTopApps is how many apps the chart names (the rest are one "others" bar): nine rows
+// share a laptop screen with the five other charts.
+const statsTopApps = 8
 
 func newExplorerStats(x *Workspace) *explorerStats {
 	s := &explorerStats{x: x, summary: widget.NewLabel("")}
@@ -70,11 +72,14 @@ func newExplorerStats(x *Workspace) *explorerStats {
 	}
 	hint := widget.NewLabel("Tap a bar to narrow the filter to it.")
 	hint.Importance = widget.LowImportance
-	grid := container.NewGridWithColumns(2,
-		container.NewPadded(s.lengths), container.NewPadded(s.actions),
-		container.NewPadded(s.category), container.NewPadded(s.devices),
-		container.NewPadded(s.apps), container.NewPadded(s.splits))
-	s.content = container.NewBorder(container.NewVBox(s.summary, s.busy, hint), nil, nil, nil, container.NewVScroll(grid))
+	// three charts a row on a laptop screen, the rows sharing the height: two rows of two
+	// put the third row below the fold at 1024x700
+	grid := container.New(&chartGrid{colWidth: 300},
+		container.NewPadded(s.lengths), container.NewPadded(s.actions), container.NewPadded(s.category),
+		container.NewPadded(s.devices), container.NewPadded(s.apps), container.NewPadded(s.splits))
+	// the summary and the hint on one line
+	s.content = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, hint, s.summary), s.busy),
+		nil, nil, nil, container.NewVScroll(grid))
 	return s
 }
 
@@ -133,7 +138,8 @@ func (s *explorerStats) set(st episode.Stats, f episode.Filter) {
 	}
 	var sb []widgets.Bar
 	for _, c := range st.Splits {
-		sb = append(sb, widgets.Bar{Label: c.Split + " · " + c.Part, Value: float64(c.N), Text: fmt.Sprint(c.N)})
+		// the part first: a long split name is cut, not the part
+		sb = append(sb, widgets.Bar{Label: c.Part + " · " + c.Split, Value: float64(c.N), Text: fmt.Sprint(c.N)})
 	}
 	s.splits.SetBars(sb)
 }
@@ -153,4 +159,72 @@ func countBars(cs []episode.Count, total int) []widgets.Bar {
 		out = append(out, widgets.Bar{Label: label, Value: float64(c.N), Text: text})
 	}
 	return out
+}
+
+// chartGrid lays charts out in as many columns as fit at colWidth (at most three), the rows
+// sharing the height left over beyond their charts' own; its minimum height follows the
+// columns of the last layout (as widgets.NewFlow's does), so in a scroll it scrolls only when
+// the charts need more than the window has.
+type chartGrid struct {
+	colWidth float32
+	width    float32
+}
+
+func (g *chartGrid) cols(width float32, n int) int {
+	return max(1, min(3, n, int(width/g.colWidth)))
+}
+
+// rowHeights are the rows' own heights at c columns.
+func rowHeights(objs []fyne.CanvasObject, c int) []float32 {
+	var hs []float32
+	for i, o := range objs {
+		if i%c == 0 {
+			hs = append(hs, 0)
+		}
+		hs[len(hs)-1] = max(hs[len(hs)-1], o.MinSize().Height)
+	}
+	return hs
+}
+
+func (g *chartGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	g.width = size.Width
+	if len(objs) == 0 {
+		return
+	}
+	c := g.cols(size.Width, len(objs))
+	hs := rowHeights(objs, c)
+	total := float32(0)
+	for _, h := range hs {
+		total += h
+	}
+	extra := max(0, size.Height-total) / float32(len(hs))
+	w := size.Width / float32(c)
+	y := float32(0)
+	for r, h := range hs {
+		for k := 0; k < c && r*c+k < len(objs); k++ {
+			o := objs[r*c+k]
+			o.Move(fyne.NewPos(float32(k)*w, y))
+			o.Resize(fyne.NewSize(w, h+extra))
+		}
+		y += h + extra
+	}
+}
+
+func (g *chartGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	if len(objs) == 0 {
+		return fyne.Size{}
+	}
+	width := g.width
+	if width <= 0 {
+		width = 3 * g.colWidth
+	}
+	c := g.cols(width, len(objs))
+	w, h := float32(0), float32(0)
+	for _, o := range objs {
+		w = max(w, o.MinSize().Width)
+	}
+	for _, rh := range rowHeights(objs, c) {
+		h += rh
+	}
+	return fyne.NewSize(w, h)
 }

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/app/workflow"
@@ -14,6 +16,7 @@ import (
 	"github.com/agentdesk/agentdesk/engine/samples"
 	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/uitest"
+	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
 // sampleStore is a store with the bundled sample data loaded, as Home's Load sample data does.
@@ -100,7 +103,7 @@ func TestExplorerDetailFollowsTheListing(t *testing.T) {
 	}
 	// A filter that leaves it out: the pane empties.
 	x.source.SetSelected("odyssey (3)")
-	if x.detail.ep != nil || x.detail.title.Text != noEpisode || x.detail.viewer.Len() != 0 {
+	if x.detail.ep != nil || x.detail.page.Visible() || x.detail.viewer.Len() != 0 {
 		t.Fatalf("an episode no longer listed is still on show: %q", x.detail.title.Text)
 	}
 	if x.detail.viewer.Frame().Bounds().Dx() > 1 {
@@ -161,5 +164,92 @@ func TestExplorerScoreReportsItsRun(t *testing.T) {
 	}
 	if !strings.Contains(sc.outcome.Text, "scored with these settings before") {
 		t.Fatalf("outcome %q", sc.outcome.Text)
+	}
+}
+
+// TestExplorerDetailReadable: with nothing selected the pane says what to do (it showed empty
+// panes with stray splitter handles); with the sample episode on a laptop screen the episode's
+// texts are wholly in view beside the frame (a splitter cut "Task: Turn on machine" mid-line),
+// the thumbnails' captions fit their action ("1 lon…"), and the search's hint fits its field.
+func TestExplorerDetailReadable(t *testing.T) {
+	test.NewTempApp(t)
+	st, _ := sampleStore(t)
+	h, x, w := openExplorer(t, wf(st))
+	w.Resize(uitest.Laptop)
+	h.Put(x)
+	if x.detail.page.Visible() || !x.detail.empty.Visible() || !strings.Contains(uitest.Texts(x.detail.empty), "Select an episode") {
+		t.Fatal("with nothing selected the pane shows no empty state")
+	}
+	if err := x.StartTask(taskEpisode); err != nil {
+		t.Fatal(err)
+	}
+	if !x.detail.page.Visible() || x.detail.empty.Visible() {
+		t.Fatal("the episode's page is not on show")
+	}
+	// at 1024x670 they fit (laid out as they come, the pane on show already); narrower, the
+	// column scrolls what does not
+	uitest.InView(t, w, "episode texts", x.detail.text)
+	if !strings.Contains(x.detail.text.String(), "Task: ") {
+		t.Fatalf("the texts: %q", x.detail.text.String())
+	}
+	cell := x.detail.thumbs.CreateItem()
+	need := fyne.MeasureText(longestActionKind, theme.CaptionTextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+	if got := cell.MinSize().Width; got < need {
+		t.Errorf("a thumbnail is %.0f px wide, its caption %q needs %.0f", got, longestActionKind, need)
+	}
+	if c := thumbCaption(0, "long_press"); !strings.HasSuffix(c, "\nlong_press") {
+		t.Errorf("caption %q", c)
+	}
+	hint := fyne.MeasureText(x.search.PlaceHolder, theme.TextSize(), fyne.TextStyle{}).Width
+	if room := x.search.Size().Width - x.search.ActionItem.MinSize().Width - 2*theme.InnerPadding(); hint > room {
+		t.Errorf("the search hint %q is %.0f px wide in a %.0f px field", x.search.PlaceHolder, hint, room)
+	}
+}
+
+// TestExplorerScoringLaidOut: on a laptop screen, after scoring the sample predictions, the
+// run's summary is wholly in view (it was cut at the window's foot under the choices) and the
+// Score button keeps clear of the splitter beside it.
+func TestExplorerScoringLaidOut(t *testing.T) {
+	test.NewTempApp(t)
+	st, set := sampleStore(t)
+	h, x, w := openExplorer(t, wf(st))
+	w.Resize(uitest.Laptop)
+	x.tabs.SelectIndex(3)
+	sc := x.scoring
+	sc.setPath(set.OdysseyPredictions)
+	test.Tap(sc.scoreB)
+	h.Put(x)
+	if !strings.Contains(sc.headline.Text, "AMS") {
+		t.Fatalf("headline %q", sc.headline.Text)
+	}
+	uitest.InView(t, w, "the run's headline", sc.headline)
+	uitest.InView(t, w, "the run's details", sc.details)
+	b := uitest.InView(t, w, "Score", sc.scoreB)
+	col, _, ok := uitest.Locate(w, sc.content.(*container.Split).Leading)
+	if !ok {
+		t.Fatal("the choices' column is not on show")
+	}
+	if gap := col.Pos.X + col.Size.Width - (b.Pos.X + b.Size.Width); gap < 2*theme.Padding() {
+		t.Errorf("the Score button ends %.0f px from the splitter", gap)
+	}
+}
+
+// TestExplorerStatisticsFitALaptop: with the sample data, every chart of the Statistics tab is
+// in view at once on a laptop screen (two rows of two put the third row below the fold).
+func TestExplorerStatisticsFitALaptop(t *testing.T) {
+	test.NewTempApp(t)
+	st, _ := sampleStore(t)
+	h, x, w := openExplorer(t, wf(st))
+	w.Resize(uitest.Laptop)
+	x.tabs.SelectIndex(1)
+	h.Put(x)
+	s := x.stats
+	if !strings.HasPrefix(s.summary.Text, "15 episodes") {
+		t.Fatalf("summary %q", s.summary.Text)
+	}
+	for _, c := range []*widgets.BarChart{s.lengths, s.actions, s.category, s.devices, s.apps, s.splits} {
+		if r := uitest.InView(t, w, c.Title, c); r.Size.Height < 150 {
+			t.Errorf("%s is %.0f px tall", c.Title, r.Size.Height)
+		}
 	}
 }

@@ -206,12 +206,16 @@ func (r *barChartRenderer) Layout(s fyne.Size) {
 		bar.Move(fyne.NewPos(x+1, top+rh+plotH-h))
 		bar.Resize(fyne.NewSize(max(colW-2, 1), max(h, 1)))
 		r.objects = append(r.objects, bar)
+		w := colW * float32(every)
 		if i%every == 0 {
-			w := colW * float32(every)
 			text(b.Label, fyne.NewPos(x+colW/2-w/2, top+rh+plotH+2), fyne.TextAlignCenter, w)
-			if colW >= fyne.MeasureText(b.Text, chartTextSize, fyne.TextStyle{}).Width || every == 1 {
-				text(b.Text, fyne.NewPos(x+colW/2-w/2, top+rh+plotH-h-rh), fyne.TextAlignCenter, w)
-			}
+		}
+		// every bar's count that fits over it is shown, labelled or not (the counts used to
+		// go with the labels, so every other bar had none)
+		if tw := fyne.MeasureText(b.Text, chartTextSize, fyne.TextStyle{}).Width; tw <= colW {
+			text(b.Text, fyne.NewPos(x, top+rh+plotH-h-rh), fyne.TextAlignCenter, colW)
+		} else if i%every == 0 {
+			text(b.Text, fyne.NewPos(x+colW/2-w/2, top+rh+plotH-h-rh), fyne.TextAlignCenter, w)
 		}
 	}
 }

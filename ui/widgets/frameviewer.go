@@ -74,16 +74,21 @@ type FrameViewer struct {
 	position  *widget.Label
 	hierarchy *widget.Entry
 	noHier    *widget.Label
-	frame     fyne.CanvasObject
-	controls  fyne.CanvasObject // the step buttons, speed and position
-	bottom    *fyne.Container   // timeline, controls and (unless set apart) the captions
-	captions  *fyne.Container   // the step's action, reward and instruction
-	split     *container.Split
-	body      *fyne.Container // the frame alone, or beside the view hierarchy
-	xmlCache  map[int]string  // indented view hierarchies by step
-	content   fyne.CanvasObject
-	imgSize   image.Point // of the frame on show (the display copy may be smaller)
-	full      image.Image // the frame on show, as decoded
+	// The view hierarchy (XML) is a pane beside the frame only when asked for (xmlBtn): beside
+	// a phone frame on a laptop screen it took half the width and still showed clipped lines.
+	xmlBtn   *TipButton
+	hasXML   bool // the episode recorded view hierarchies
+	showXML  bool // the pane is asked for (kept across episodes)
+	frame    fyne.CanvasObject
+	controls fyne.CanvasObject // the step buttons, speed and position
+	bottom   *fyne.Container   // timeline, controls and (unless set apart) the captions
+	captions *fyne.Container   // the step's action, reward and instruction
+	split    *container.Split
+	body     *fyne.Container // the frame alone, or beside the view hierarchy
+	xmlCache map[int]string  // indented view hierarchies by step
+	content  fyne.CanvasObject
+	imgSize  image.Point // of the frame on show (the display copy may be smaller)
+	full     image.Image // the frame on show, as decoded
 
 	// The frame is handed to fyne already scaled to the image area's pixel size: fyne would
 	// otherwise resample a phone screenshot (1080x2400) with Catmull-Rom on the UI goroutine for
@@ -114,22 +119,34 @@ func NewFrameViewer() *FrameViewer {
 	v.noHier = widget.NewLabel("No view hierarchy recorded for this step.")
 	v.noHier.Wrapping = fyne.TextWrapWord
 	v.noHier.Hide()
+	v.xmlBtn = NewTipTextButton("XML", "Show the view hierarchy beside the frame", nil, func() { v.ShowHierarchy(!v.showXML) })
+	v.xmlBtn.Hide()
 	v.controls = NewFlow(container.NewHBox(
 		NewTipButton("First step (Home)", theme.MediaSkipPreviousIcon(), func() { v.Seek(0) }),
 		NewTipButton("Previous step (Left)", theme.NavigateBackIcon(), func() { v.Seek(v.index - 1) }),
 		v.playBtn,
 		NewTipButton("Next step (Right)", theme.NavigateNextIcon(), func() { v.Seek(v.index + 1) }),
 		NewTipButton("Last step (End)", theme.MediaSkipNextIcon(), func() { v.Seek(v.Len() - 1) })),
-		speed, v.position)
+		speedFits(speed), v.position, v.xmlBtn)
 	v.frame = container.New(&frameAreaLayout{v}, v.image, v.marks)
 	v.split = container.NewHSplit(container.NewStack(), container.NewStack(v.hierarchy, container.NewVBox(v.noHier)))
-	v.split.Offset = 0.6
+	v.split.Offset = 0.5
 	v.body = container.NewStack(v.frame)
 	v.captions = container.NewVBox(v.info, v.instr)
 	v.bottom = container.NewVBox(v.timeline, v.controls, v.captions)
 	v.content = container.NewBorder(nil, v.bottom, nil, nil, v.body)
 	v.ExtendBaseWidget(v)
 	return v
+}
+
+// speedFits gives the speed choice the width of its longest option (its placeholder made it
+// wider), so the step controls keep to one row beside a phone frame.
+func speedFits(s *widget.Select) fyne.CanvasObject {
+	w := float32(0)
+	for _, o := range s.Options {
+		w = max(w, fyne.MeasureText(o, theme.TextSize(), fyne.TextStyle{}).Width)
+	}
+	return Sized(s, w+theme.IconInlineSize()+4*theme.InnerPadding()+2*theme.Padding())
 }
 
 // FrameArea is the area the frame is drawn in (with the action over it).
@@ -166,21 +183,14 @@ func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
 	v.xmlCache = map[int]string{}
 	v.timeline.set(e)
 	// The view hierarchy pane is there only for episodes that recorded one.
-	hasXML := false
+	v.hasXML = false
 	for i := range e.Steps {
 		if xml, ok := e.Steps[i].Extra["view_hierarchy"].(string); ok && xml != "" {
-			hasXML = true
+			v.hasXML = true
 			break
 		}
 	}
-	if hasXML {
-		v.split.Leading = v.frame
-		v.body.Objects = []fyne.CanvasObject{v.split}
-	} else {
-		v.split.Leading = container.NewStack()
-		v.body.Objects = []fyne.CanvasObject{v.frame}
-	}
-	v.body.Refresh()
+	v.layoutBody()
 	if len(e.Steps) == 0 { // nothing to step through: no controls either
 		v.bottom.Hide()
 		v.content.Refresh()
@@ -196,6 +206,39 @@ func (v *FrameViewer) SetEpisode(e *episode.Episode, load FrameLoader) {
 		v.content.Refresh()
 	}
 	v.Seek(0)
+}
+
+// ShowHierarchy shows (or hides) the view hierarchy pane beside the frame, for episodes that
+// recorded view hierarchies; by default the frame has the width alone.
+func (v *FrameViewer) ShowHierarchy(on bool) {
+	v.showXML = on
+	v.layoutBody()
+}
+
+// HierarchyShown reports whether the view hierarchy pane is beside the frame.
+func (v *FrameViewer) HierarchyShown() bool { return v.hasXML && v.showXML }
+
+// layoutBody puts the frame alone or beside the view hierarchy.
+func (v *FrameViewer) layoutBody() {
+	if v.hasXML {
+		v.xmlBtn.Show()
+	} else {
+		v.xmlBtn.Hide()
+	}
+	if v.HierarchyShown() {
+		v.split.Leading = v.frame
+		v.body.Objects = []fyne.CanvasObject{v.split}
+		v.xmlBtn.Importance = widget.HighImportance
+		v.xmlBtn.Tip = "Hide the view hierarchy"
+	} else {
+		v.split.Leading = container.NewStack()
+		v.body.Objects = []fyne.CanvasObject{v.frame}
+		v.xmlBtn.Importance = widget.MediumImportance
+		v.xmlBtn.Tip = "Show the view hierarchy beside the frame"
+	}
+	v.xmlBtn.Refresh()
+	v.body.Refresh()
+	v.controls.Refresh()
 }
 
 // SetTrajectory gives the viewer the finger path each step recorded, as fractions of the frame

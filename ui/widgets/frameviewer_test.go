@@ -293,8 +293,13 @@ func TestFrameViewerMobileEnvOverlays(t *testing.T) {
 		}
 		return
 	}
-	if v.body.Objects[0] != v.split {
-		t.Fatal("an episode with view hierarchies has no hierarchy pane")
+	// the frame alone until the hierarchy is asked for
+	if v.body.Objects[0] != v.frame || v.xmlBtn.Hidden {
+		t.Fatal("an episode with view hierarchies: the frame should be alone, with the XML button to show them")
+	}
+	test.Tap(v.xmlBtn)
+	if v.body.Objects[0] != v.split || !v.HierarchyShown() {
+		t.Fatal("the XML button did not show the hierarchy pane")
 	}
 	v.Seek(2)
 	got, circles := texts()
@@ -325,8 +330,8 @@ func TestFrameViewerMobileEnvOverlays(t *testing.T) {
 
 	// no step with a hierarchy: the frame alone
 	v.SetEpisode(viewerEpisode(3, 8, 8), nil)
-	if v.body.Objects[0] != v.frame {
-		t.Fatal("the hierarchy pane is shown for an episode without hierarchies")
+	if v.body.Objects[0] != v.frame || !v.xmlBtn.Hidden {
+		t.Fatal("the hierarchy pane (or its button) is shown for an episode without hierarchies")
 	}
 }
 

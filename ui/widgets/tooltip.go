@@ -114,19 +114,30 @@ func (b *TipButton) cancel() {
 
 // showTip puts the tip under the button, on the window's tip layer, or in a pop-up when the
 // button is in a dialog.
-func (b *TipButton) showTip() {
+func (b *TipButton) showTip() { b.shown = showTipUnder(b, b.Tip) }
+
+// showTipUnder shows text under o, on the window's tip layer, or in a pop-up when o is in a
+// dialog; it returns what hides it (nil when nothing was shown).
+func showTipUnder(o fyne.CanvasObject, text string) func() {
 	app := fyne.CurrentApp()
 	if app == nil {
-		return
+		return nil
 	}
-	c := app.Driver().CanvasForObject(b)
+	c := app.Driver().CanvasForObject(o)
 	if c == nil {
-		return
+		return nil
 	}
-	tip := newTipLabel(b.Tip)
-	at := app.Driver().AbsolutePositionForObject(b)
+	tip := newTipLabel(text)
+	at := app.Driver().AbsolutePositionForObject(o)
 	size, room := tip.MinSize(), c.Size()
-	pos := fyne.NewPos(at.X, at.Y+b.Size().Height+2)
+	if size.Width > room.Width { // a long text wraps to the window's width
+		l := tip.(*fyne.Container).Objects[1].(*widget.Label)
+		l.Wrapping = fyne.TextWrapWord
+		tip.Resize(fyne.NewSize(room.Width, 1))
+		size = fyne.NewSize(room.Width, l.MinSize().Height)
+		tip.Resize(size)
+	}
+	pos := fyne.NewPos(at.X, at.Y+o.Size().Height+2)
 	if pos.Y+size.Height > room.Height {
 		pos.Y = at.Y - size.Height - 2
 	}
@@ -138,17 +149,77 @@ func (b *TipButton) showTip() {
 			tip.Move(pos)
 			l.Objects = []fyne.CanvasObject{tip}
 			l.Refresh()
-			b.shown = func() {
+			return func() {
 				l.Objects = nil
 				l.Refresh()
 			}
-			return
 		}
 	}
 	p := widget.NewPopUp(tip, c)
 	p.ShowAtPosition(pos)
-	b.shown = p.Hide
+	return p.Hide
 }
+
+// TipLabel is a one-line label, cut with an ellipsis when it does not fit, that shows its
+// whole text in a tip when the pointer rests on it: a status line that never pushes the
+// controls under it out of view.
+type TipLabel struct {
+	widget.Label
+
+	stop  func()
+	gen   int
+	shown func()
+}
+
+// NewTipLabel returns an empty one-line status label.
+func NewTipLabel() *TipLabel {
+	l := &TipLabel{}
+	l.Truncation = fyne.TextTruncateEllipsis
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// MouseIn starts the tip's delay.
+func (l *TipLabel) MouseIn(*desktop.MouseEvent) {
+	l.cancel()
+	if l.Text == "" {
+		return
+	}
+	gen := l.gen
+	l.stop = tipAfter(TipDelay, func() {
+		if gen == l.gen && l.Visible() {
+			l.shown = showTipUnder(l, l.Text)
+		}
+	})
+}
+
+// MouseMoved implements desktop.Hoverable.
+func (l *TipLabel) MouseMoved(*desktop.MouseEvent) {}
+
+// MouseOut hides the tip.
+func (l *TipLabel) MouseOut() { l.HideTip() }
+
+// HideTip hides the tip now (and forgets a pending one).
+func (l *TipLabel) HideTip() {
+	l.cancel()
+	if l.shown != nil {
+		l.shown()
+		l.shown = nil
+	}
+}
+
+// TipShown reports whether the tip is on show.
+func (l *TipLabel) TipShown() bool { return l.shown != nil }
+
+func (l *TipLabel) cancel() {
+	l.gen++
+	if l.stop != nil {
+		l.stop()
+		l.stop = nil
+	}
+}
+
+var _ desktop.Hoverable = (*TipLabel)(nil)
 
 // newTipLabel is the tip's look: body text on the overlay colour, with a border.
 func newTipLabel(text string) fyne.CanvasObject {

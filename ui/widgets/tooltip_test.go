@@ -128,3 +128,33 @@ func TestTipInADialog(t *testing.T) {
 		t.Fatal("the tip's pop-up stayed")
 	}
 }
+
+// TestTipLabelKeepsOneLine: a long status stays one line (cut with an ellipsis) and shows its
+// whole text in a tip, wrapped to the window, when the pointer rests on it.
+func TestTipLabelKeepsOneLine(t *testing.T) {
+	test.NewTempApp(t)
+	fire := manualTips(t)
+	l := NewTipLabel()
+	long := "Opened sample.pkl: annotation file, 2 trajectories. 3 instruction options from " +
+		"/a/very/long/path/to/the/task/definitions/folder/sample-recipes.textproto."
+	root := WithTips(container.NewVBox(l, widget.NewButton("below", nil)))
+	w := test.NewTempWindow(t, root)
+	w.Resize(fyne.NewSize(300, 400))
+	oneLine := l.MinSize().Height
+	l.SetText(long)
+	if l.MinSize().Height != oneLine || l.MinSize().Width > 300 {
+		t.Fatalf("a long status grew the label to %v (one line is %v high)", l.MinSize(), oneLine)
+	}
+	test.MoveMouse(w.Canvas(), fyne.CurrentApp().Driver().AbsolutePositionForObject(l).AddXY(5, 5))
+	fire()
+	if tipText(root) != long || !l.TipShown() {
+		t.Fatalf("tip %q", tipText(root))
+	}
+	if tip := layerOf(root).Objects[0]; tip.Position().X < 0 || tip.Position().X+tip.Size().Width > 300 {
+		t.Fatalf("tip at %v size %v, wider than the window", tip.Position(), tip.Size())
+	}
+	test.MoveMouse(w.Canvas(), fyne.NewPos(290, 390))
+	if tipText(root) != "" {
+		t.Fatal("the tip stayed after the pointer left")
+	}
+}
