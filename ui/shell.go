@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -89,6 +90,10 @@ type Shell struct {
 	root    fyne.CanvasObject
 	// open holds the workspaces created so far, by screen id.
 	open map[string]workspace.Workspace
+	// themeGen counts theme changes; styledIn is the count each open workspace's view was last
+	// on the window in (restyle.go)
+	themeGen atomic.Int64
+	styledIn map[string]int64
 	// notice says what the app waits for (another process writing to the store); it goes when
 	// no new notice came for a while
 	notice    *widget.Label
@@ -141,7 +146,8 @@ func NewShell(win fyne.Window, deps Deps) *Shell {
 	if deps.Run == nil {
 		deps.Run = func(f func()) { go f() }
 	}
-	s := &Shell{win: win, deps: deps, open: map[string]workspace.Workspace{}}
+	s := &Shell{win: win, deps: deps, open: map[string]workspace.Workspace{}, styledIn: map[string]int64{}}
+	fyne.CurrentApp().Settings().AddListener(func(fyne.Settings) { s.themeGen.Add(1) })
 	s.screens = screens(deps.Workspaces)
 	// the header is one line: the screen's name, then what it is for (cut to the room left)
 	s.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -234,6 +240,7 @@ func (s *Shell) show(sc *Screen) {
 	var view fyne.CanvasObject
 	if sc.Workspace != nil {
 		view = s.workspace(sc).Content()
+		s.styleForTheme(sc.ID, view)
 	} else {
 		view = sc.View(s)
 	}
@@ -274,6 +281,7 @@ func (s *Shell) Close() {
 		}
 	}
 	s.open = map[string]workspace.Workspace{}
+	s.styledIn = map[string]int64{}
 }
 
 // Quit asks about unsaved work in every workspace (Save, Discard or Cancel each) and, when a

@@ -9,12 +9,14 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agentdesk/agentdesk/ui/uitest"
 	"github.com/agentdesk/agentdesk/ui/widgets"
+	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
 // relativeLuminance is WCAG 2's luminance of an sRGB colour.
@@ -192,3 +194,53 @@ func TestTableLinesStayRightAfterASwitch(t *testing.T) {
 		t.Fatal("no grid lines found")
 	}
 }
+
+// A workspace left while the theme changes comes back in the new theme: the theme fill of its
+// view (a chat bubble's background, a Home panel) is restyled when it is shown again.
+func TestWorkspaceShownAgainTakesTheNewTheme(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(ThemeFor(ThemeLight))
+	fill := widgets.NewThemeFill(theme.ColorNameInputBackground, 0)
+	reg := workspace.Registration{ID: "fills", Title: "Fills", Icon: theme.HomeIcon(),
+		New: func(workspace.Host) workspace.Workspace { return contentOnly{container.NewStack(newHolder(fill))} }}
+	s, _ := newTestShell(t, Deps{Version: "test", Workspaces: []workspace.Registration{reg}})
+	s.Show("fills")
+	rect := test.WidgetRenderer(fill).Objects()[0].(*canvas.Rectangle)
+	light := rect.FillColor
+	s.Show(ScreenHome)
+	a.Settings().SetTheme(ThemeFor(ThemeDark))
+	s.Show("fills")
+	want := ThemeFor(ThemeDark).Color(theme.ColorNameInputBackground, theme.VariantDark)
+	if rect.FillColor == light || rect.FillColor != want {
+		t.Errorf("shown again after the switch to dark, the fill is %v (light %v, dark %v)", rect.FillColor, light, want)
+	}
+}
+
+// holder is a widget that keeps its child in its renderer and does not refresh it on its own
+// Refresh, as many of fyne's widgets do with the objects they draw (a table's lines).
+type holder struct {
+	widget.BaseWidget
+	child fyne.CanvasObject
+}
+
+func newHolder(child fyne.CanvasObject) *holder {
+	h := &holder{child: child}
+	h.ExtendBaseWidget(h)
+	return h
+}
+
+func (h *holder) CreateRenderer() fyne.WidgetRenderer { return holderRenderer{h.child} }
+
+type holderRenderer struct{ child fyne.CanvasObject }
+
+func (r holderRenderer) Layout(s fyne.Size)           { r.child.Resize(s) }
+func (r holderRenderer) MinSize() fyne.Size           { return r.child.MinSize() }
+func (r holderRenderer) Refresh()                     {}
+func (r holderRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.child} }
+func (r holderRenderer) Destroy()                     {}
+
+// contentOnly is a workspace that is only its view.
+type contentOnly struct{ view fyne.CanvasObject }
+
+func (c contentOnly) Content() fyne.CanvasObject { return c.view }
+func (c contentOnly) Close()                     {}
