@@ -3,12 +3,10 @@ package ui
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -17,58 +15,6 @@ import (
 	"github.com/agentdesk/agentdesk/ui/uitest"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 )
-
-// inView reports where o is drawn in the window of root and whether it lies wholly inside the
-// window and inside the viewport of every scroll container around it (the UI tour's rule).
-func inView(root fyne.CanvasObject, win fyne.Size, o fyne.CanvasObject) (fyne.Position, fyne.Size, bool) {
-	type box struct{ p, s fyne.Size }
-	inside := func(outer, inner box) bool {
-		return inner.p.Width >= outer.p.Width-0.5 && inner.p.Height >= outer.p.Height-0.5 &&
-			inner.p.Width+inner.s.Width <= outer.p.Width+outer.s.Width+0.5 &&
-			inner.p.Height+inner.s.Height <= outer.p.Height+outer.s.Height+0.5
-	}
-	var at box
-	var clips []box
-	found := false
-	var walk func(c fyne.CanvasObject, origin fyne.Position, scrolls []box) bool
-	walk = func(c fyne.CanvasObject, origin fyne.Position, scrolls []box) bool {
-		if c == nil || !c.Visible() {
-			return false
-		}
-		pos := origin.Add(c.Position())
-		here := box{fyne.NewSize(pos.X, pos.Y), c.Size()}
-		if c == o {
-			at, clips, found = here, slices.Clone(scrolls), true
-			return true
-		}
-		if _, ok := c.(*container.Scroll); ok {
-			scrolls = append(scrolls, here)
-		}
-		var children []fyne.CanvasObject
-		switch v := c.(type) {
-		case *fyne.Container:
-			children = v.Objects
-		case fyne.Widget:
-			children = test.WidgetRenderer(v).Objects()
-		}
-		for _, ch := range children {
-			if walk(ch, pos, scrolls) {
-				return true
-			}
-		}
-		return false
-	}
-	walk(root, fyne.Position{}, nil)
-	if !found || at.s.Width < 1 || at.s.Height < 1 || !inside(box{s: win}, at) {
-		return fyne.NewPos(at.p.Width, at.p.Height), at.s, false
-	}
-	for _, c := range clips {
-		if !inside(c, at) {
-			return fyne.NewPos(at.p.Width, at.p.Height), at.s, false
-		}
-	}
-	return fyne.NewPos(at.p.Width, at.p.Height), at.s, true
-}
 
 // TestHomeUsesTheWidthAndShowsRecentFiles: at 1024x670 with the sample data loaded and a few
 // recent files, Home's cards share the whole width (no empty column at the right) and every
@@ -86,7 +32,7 @@ func TestHomeUsesTheWidthAndShowsRecentFiles(t *testing.T) {
 	w.Resize(uitest.Laptop)
 	s.Show(ScreenHome)
 	w.Resize(uitest.Laptop)
-	root, size := w.Content(), w.Canvas().Size()
+	root := w.Content()
 	if !strings.Contains(uitest.Texts(root), "Remove sample data") {
 		t.Fatalf("Home does not show the sample data line:\n%s", uitest.Texts(root))
 	}
@@ -121,8 +67,8 @@ func TestHomeUsesTheWidthAndShowsRecentFiles(t *testing.T) {
 			return
 		}
 		checked = append(checked, b.Text)
-		if p, sz, ok := inView(root, size, o); !ok {
-			t.Errorf("%q is out of view at 1024x670: at %v, %v", b.Text, p, sz)
+		if r, why := uitest.Why(w, root, o); why != "" {
+			t.Errorf("%q is out of view at 1024x670: at %v, %v %s", b.Text, r.Pos, r.Size, why)
 		}
 	})
 	if len(checked) < 10 { // 5 cards, 5 recent files

@@ -22,7 +22,7 @@ func TestSettingsFitsAndReadsAsGroups(t *testing.T) {
 	w.Resize(uitest.Laptop)
 	s.Show(ScreenSettings)
 	w.Resize(uitest.Laptop)
-	root, size := w.Content(), w.Canvas().Size()
+	root := w.Content()
 
 	groups := 0
 	uitest.Walk(root, func(o fyne.CanvasObject) {
@@ -33,8 +33,8 @@ func TestSettingsFitsAndReadsAsGroups(t *testing.T) {
 		groups++
 		items := test.WidgetRenderer(r).Objects()
 		for i, it := range items {
-			if p, sz, ok := inView(root, size, it); !ok {
-				t.Errorf("option %q is out of view: at %v, %v", r.Options[i], p, sz)
+			if at, why := uitest.Why(w, root, it); why != "" {
+				t.Errorf("option %q is out of view: at %v, %v %s", r.Options[i], at.Pos, at.Size, why)
 			}
 			if i == 0 || it.Position().Y != items[i-1].Position().Y {
 				continue
@@ -61,8 +61,8 @@ func TestSettingsFitsAndReadsAsGroups(t *testing.T) {
 	if button == nil {
 		t.Fatal("no Keyboard shortcuts button on Settings")
 	}
-	if p, sz, ok := inView(root, size, button); !ok {
-		t.Errorf("the Keyboard shortcuts button is out of view: at %v, %v", p, sz)
+	if r, why := uitest.Why(w, root, button); why != "" {
+		t.Errorf("the Keyboard shortcuts button is out of view: at %v, %v %s", r.Pos, r.Size, why)
 	}
 	test.Tap(button.(*widget.Button))
 	top := w.Canvas().Overlays().Top()

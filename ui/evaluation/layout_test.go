@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -18,39 +17,10 @@ import (
 	"github.com/agentdesk/agentdesk/ui/widgets"
 )
 
-// objectsIn is every object on show under o for which keep is true.
-func objectsIn(o fyne.CanvasObject, keep func(fyne.CanvasObject) bool) []fyne.CanvasObject {
-	var out []fyne.CanvasObject
-	var walk func(fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || !o.Visible() {
-			return
-		}
-		if keep(o) {
-			out = append(out, o)
-		}
-		switch c := o.(type) {
-		case *fyne.Container:
-			for _, ch := range c.Objects {
-				walk(ch)
-			}
-		case fyne.Widget:
-			for _, ch := range test.WidgetRenderer(c).Objects() {
-				walk(ch)
-			}
-		}
-	}
-	walk(o)
-	return out
-}
-
 // absPos is o's position in the window (zero when not on show).
 func absPos(win fyne.Window, o fyne.CanvasObject) fyne.Position {
-	var pos fyne.Position
-	for _, p := range pathTo(win.Content(), o) {
-		pos = pos.Add(p.Position())
-	}
-	return pos
+	r, _, _ := uitest.Locate(win, o)
+	return r.Pos
 }
 
 // The Serve tab at 1024x670: the ids box shows several rows, every link has a copy button in
@@ -73,15 +43,16 @@ func TestServeTabLinksCopyAndRosterEmptyState(t *testing.T) {
 	if h := tab.ids.Size().Height; h < 2*line {
 		t.Errorf("the ids box is %.0f px tall: one line (%.0f px) where ids are listed", h, line)
 	}
-	copyBtns := objectsIn(tab.table, func(o fyne.CanvasObject) bool {
-		b, ok := o.(*widgets.TipButton)
-		return ok && b.OnTapped != nil
+	var copyBtns []*widgets.TipButton
+	uitest.Walk(tab.table, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widgets.TipButton); ok && b.OnTapped != nil {
+			copyBtns = append(copyBtns, b)
+		}
 	})
 	if len(copyBtns) < len(tab.links) {
 		t.Fatalf("%d copy buttons for %d links", len(copyBtns), len(tab.links))
 	}
-	for _, o := range copyBtns {
-		b := o.(*widgets.TipButton)
+	for _, b := range copyBtns {
 		if why := inView(win, b); why != "" {
 			t.Errorf("copy button %q: %s", b.Tip, why)
 		}
@@ -138,12 +109,7 @@ func TestResultsTopIsOneLineAndLevelAligned(t *testing.T) {
 	}
 }
 func levelLabelOf(d *evalDashboard) *widget.Label {
-	for _, l := range labelsIn(d.root) {
-		if l.Text == "α level" {
-			return l
-		}
-	}
-	return nil
+	return uitest.Find(d.root, func(l *widget.Label) bool { return l.Text == "α level" })
 }
 
 // Deleting a project asks with Cancel and a red Delete, not No/Yes; Cancel keeps it.
@@ -190,40 +156,14 @@ func TestSignInSaysTheTrainingOnce(t *testing.T) {
 	}
 }
 
-// inViewIn is inView for an object in a dialog (the overlay on top of win).
+// inViewIn is inView for an object in a dialog (the overlay root on top of win), a wrapped
+// label also as tall as its text needs.
 func inViewIn(win fyne.Window, root, obj fyne.CanvasObject) string {
-	path := pathTo(root, obj)
-	if path == nil {
-		return "not on show"
-	}
-	var pos fyne.Position
-	type rect struct{ x, y, w, h float32 }
-	var scrolls []rect
-	for _, o := range path {
-		pos = pos.Add(o.Position())
-		if _, ok := o.(*container.Scroll); ok {
-			scrolls = append(scrolls, rect{pos.X, pos.Y, o.Size().Width, o.Size().Height})
-		}
-	}
-	r := rect{pos.X, pos.Y, obj.Size().Width, obj.Size().Height}
-	// a wrapped label's text is whole when the label is as tall as its text needs
-	if l, ok := obj.(*widget.Label); ok && l.MinSize().Height > r.h+0.5 {
+	r, why := uitest.Why(win, root, obj)
+	if l, ok := obj.(*widget.Label); ok && why == "" && l.MinSize().Height > r.Size.Height+0.5 {
 		return "cut: taller than its room"
 	}
-	size := win.Canvas().Size()
-	const eps = 0.5
-	inside := func(a, b rect) bool {
-		return a.x >= b.x-eps && a.y >= b.y-eps && a.x+a.w <= b.x+b.w+eps && a.y+a.h <= b.y+b.h+eps
-	}
-	if !inside(r, rect{0, 0, size.Width, size.Height}) {
-		return "outside the window"
-	}
-	for _, s := range scrolls {
-		if !inside(r, s) {
-			return "scrolled out of view"
-		}
-	}
-	return ""
+	return why
 }
 
 // The new-project dialogs fit a 1024x670 window without scrolling: every field of the

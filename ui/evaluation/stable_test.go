@@ -10,22 +10,16 @@ import (
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
+	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
-// bounds are where each target is in the window (its path's positions summed), "" for one no
-// longer on show.
+// bounds are where each target is in the window, "" for one no longer on show.
 func bounds(win fyne.Window, targets []fyne.CanvasObject) []string {
 	out := make([]string, len(targets))
 	for i, o := range targets {
-		path := pathTo(win.Content(), o)
-		if path == nil {
-			continue
+		if r, _, ok := uitest.Locate(win, o); ok {
+			out[i] = fmt.Sprintf("%.0f,%.0f %.0fx%.0f", r.Pos.X, r.Pos.Y, r.Size.Width, r.Size.Height)
 		}
-		var pos fyne.Position
-		for _, p := range path {
-			pos = pos.Add(p.Position())
-		}
-		out[i] = fmt.Sprintf("%.0f,%.0f %.0fx%.0f", pos.X, pos.Y, o.Size().Width, o.Size().Height)
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -68,70 +67,13 @@ func sampleWS(t *testing.T, size fyne.Size) (*Workspace, fyne.Window, *store.Sto
 	return w, h.Win, st
 }
 
-// pathTo is the objects from o down to target (nil: not inside).
-func pathTo(o, target fyne.CanvasObject) []fyne.CanvasObject {
-	if o == nil || !o.Visible() {
-		return nil
-	}
-	if o == target {
-		return []fyne.CanvasObject{o}
-	}
-	var children []fyne.CanvasObject
-	switch c := o.(type) {
-	case *fyne.Container:
-		children = c.Objects
-	case fyne.Widget:
-		children = test.WidgetRenderer(c).Objects()
-	}
-	for _, ch := range children {
-		if p := pathTo(ch, target); p != nil {
-			return append([]fyne.CanvasObject{o}, p...)
-		}
-	}
-	return nil
-}
-
-// inView reports why obj is not wholly in view in win without scrolling ("" when it is): it
-// must lie inside the window and inside the viewport of every scroll container around it, and a
-// table must show its header and at least one row.
+// inView is the tour's rule (uitest.Why), a table also showing its header and a row.
 func inView(win fyne.Window, obj fyne.CanvasObject) string {
-	if obj == nil {
-		return "missing"
+	r, why := uitest.Why(win, win.Content(), obj)
+	if tb, ok := obj.(*widget.Table); ok && why == "" {
+		why = uitest.TableShowsRows(tb, r, 2)
 	}
-	path := pathTo(win.Content(), obj)
-	if path == nil {
-		return "not on show"
-	}
-	type rect struct{ x, y, w, h float32 }
-	var pos fyne.Position
-	var scrolls []rect
-	for _, o := range path {
-		pos = pos.Add(o.Position())
-		if _, ok := o.(*container.Scroll); ok {
-			scrolls = append(scrolls, rect{pos.X, pos.Y, o.Size().Width, o.Size().Height})
-		}
-	}
-	r := rect{pos.X, pos.Y, obj.Size().Width, obj.Size().Height}
-	inside := func(a, b rect) bool {
-		const eps = 0.5
-		return a.x >= b.x-eps && a.y >= b.y-eps && a.x+a.w <= b.x+b.w+eps && a.y+a.h <= b.y+b.h+eps
-	}
-	size := win.Canvas().Size()
-	if r.w <= 0 || r.h <= 0 || !inside(r, rect{0, 0, size.Width, size.Height}) {
-		return "outside the window"
-	}
-	for _, s := range scrolls {
-		if !inside(r, s) {
-			return "scrolled out of view"
-		}
-	}
-	if tbl, ok := obj.(*widget.Table); ok {
-		row := test.WidgetRenderer(widget.NewLabel("x")).MinSize().Height
-		if rows, _ := tbl.Length(); rows < 2 || r.h < 2*row {
-			return "a table without a row in view"
-		}
-	}
-	return ""
+	return why
 }
 
 // The sizes a workspace has: the room on a 1024x700 screen beside the shell's navigation and
@@ -245,33 +187,6 @@ func TestEvaluationWordsForPeople(t *testing.T) {
 	}
 }
 
-// labelsIn are the labels drawn under o (widgets' renderers included).
-func labelsIn(o fyne.CanvasObject) []*widget.Label {
-	var out []*widget.Label
-	var walk func(fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || !o.Visible() {
-			return
-		}
-		if l, ok := o.(*widget.Label); ok {
-			out = append(out, l)
-			return
-		}
-		switch c := o.(type) {
-		case *fyne.Container:
-			for _, ch := range c.Objects {
-				walk(ch)
-			}
-		case fyne.Widget:
-			for _, ch := range test.WidgetRenderer(c).Objects() {
-				walk(ch)
-			}
-		}
-	}
-	walk(o)
-	return out
-}
-
 // The tables' headers are drawn whole ("units done", not "units d…") at every size, down to a
 // narrow window (where the optional columns make way).
 func TestEvaluationTableHeadersWhole(t *testing.T) {
@@ -299,16 +214,17 @@ func TestEvaluationTableHeadersWhole(t *testing.T) {
 				heads[h] = true
 			}
 			seen := 0
-			for _, l := range labelsIn(c.table()) {
-				if !heads[l.Text] {
-					continue
+			uitest.Walk(c.table(), func(o fyne.CanvasObject) {
+				l, ok := o.(*widget.Label)
+				if !ok || !heads[l.Text] {
+					return
 				}
 				seen++
 				need := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
 				if l.Size().Width+0.5 < need {
 					t.Errorf("%.0fx%.0f: header %q is %.0f px wide, its text needs %.0f", size.Width, size.Height, l.Text, l.Size().Width, need)
 				}
-			}
+			})
 			if seen < 2 {
 				t.Errorf("%.0fx%.0f %s: only %d headers drawn", size.Width, size.Height, c.task, seen)
 			}
@@ -338,13 +254,9 @@ func TestProjectHeadingBesideTheTabs(t *testing.T) {
 			t.Fatal(err)
 		}
 		back := uitest.Find(w.Content(), func(b *widget.Button) bool { return b.Text == "Projects" })
-		var tabsY, backY float32
-		for _, o := range pathTo(win.Content(), w.tabs) {
-			tabsY += o.Position().Y
-		}
-		for _, o := range pathTo(win.Content(), back) {
-			backY += o.Position().Y
-		}
+		tabs, _, _ := uitest.Locate(win, w.tabs)
+		b, _, _ := uitest.Locate(win, back)
+		tabsY, backY := tabs.Pos.Y, b.Pos.Y
 		if beside := abs(tabsY-backY) < 1; beside != c.beside {
 			t.Errorf("width %.0f: tabs at y %.0f, Projects at y %.0f (beside: want %v)", c.width, tabsY, backY, c.beside)
 		}
@@ -369,11 +281,11 @@ func TestEvaluationProjectTabWordsForPeople(t *testing.T) {
 	}
 	p, _ := sampleDef(t)
 	bold := map[string]bool{}
-	for _, l := range labelsIn(types) {
-		if l.TextStyle.Bold {
+	uitest.Walk(types, func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok && l.TextStyle.Bold {
 			bold[l.Text] = true
 		}
-	}
+	})
 	for _, ty := range p.Types {
 		if h := ev.DisplayName(ty.Title); !bold[h] {
 			t.Errorf("no heading %q for type %s (bold labels: %v)", h, ty.Name, bold)

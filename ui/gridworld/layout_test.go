@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
@@ -57,85 +56,11 @@ func openAt(t *testing.T, size fyne.Size) (*Workspace, fyne.Window) {
 	return g, h.Win
 }
 
-// absPos is where o is in the window, or ok false when o is not under root.
+// absPos is where o is under root (from root's top left), or ok false when o is not on show
+// under root.
 func absPos(root, o fyne.CanvasObject) (fyne.Position, bool) {
-	if root == o {
-		return fyne.Position{}, true
-	}
-	var kids []fyne.CanvasObject
-	switch x := root.(type) {
-	case *fyne.Container:
-		kids = x.Objects
-	case fyne.Widget:
-		kids = test.WidgetRenderer(x).Objects()
-	}
-	for _, k := range kids {
-		if !k.Visible() {
-			continue
-		}
-		if p, ok := absPos(k, o); ok {
-			return k.Position().Add(p), true
-		}
-	}
-	return fyne.Position{}, false
-}
-
-// visible checks the tour's rule: o lies wholly inside the window and inside the viewport of
-// every scroll container around it.
-func visible(t *testing.T, w fyne.Window, o fyne.CanvasObject) (fyne.Position, bool) {
-	t.Helper()
-	root := w.Content()
-	var path []fyne.CanvasObject
-	var find func(c fyne.CanvasObject) bool
-	find = func(c fyne.CanvasObject) bool {
-		path = append(path, c)
-		if c == o {
-			return true
-		}
-		var kids []fyne.CanvasObject
-		switch x := c.(type) {
-		case *fyne.Container:
-			kids = x.Objects
-		case fyne.Widget:
-			kids = test.WidgetRenderer(x).Objects()
-		}
-		for _, k := range kids {
-			if k.Visible() && find(k) {
-				return true
-			}
-		}
-		path = path[:len(path)-1]
-		return false
-	}
-	if !find(root) {
-		return fyne.Position{}, false
-	}
-	var pos fyne.Position
-	abs := make([]fyne.Position, len(path))
-	for i, c := range path {
-		if i > 0 {
-			pos = pos.Add(c.Position())
-		}
-		abs[i] = pos
-	}
-	end := abs[len(abs)-1]
-	size := o.Size()
-	win := w.Canvas().Size()
-	if end.X < 0 || end.Y < 0 || end.X+size.Width > win.Width+0.5 || end.Y+size.Height > win.Height+0.5 || size.Width <= 0 || size.Height <= 0 {
-		return end, false
-	}
-	for i, c := range path {
-		s, ok := c.(*container.Scroll)
-		if !ok {
-			continue
-		}
-		vx, vy := abs[i].X, abs[i].Y
-		vs := s.Size()
-		if end.X < vx-0.5 || end.Y < vy-0.5 || end.X+size.Width > vx+vs.Width+0.5 || end.Y+size.Height > vy+vs.Height+0.5 {
-			return end, false
-		}
-	}
-	return end, true
+	r, _, ok := uitest.LocateIn(root, o)
+	return r.Pos.Subtract(root.Position()), ok
 }
 
 // TestGridworldTasksInView: the play task's view and reward overlay are wholly in view at
@@ -168,8 +93,8 @@ func TestGridworldTasksInView(t *testing.T) {
 			t.Fatalf("task widgets %v", tv.Widgets)
 		}
 		for name, o := range tv.Widgets {
-			if p, ok := visible(t, w, o); !ok {
-				t.Errorf("%v: %s at %v size %v is not wholly in view", size, name, p, o.Size())
+			if r, why := uitest.Why(w, w.Content(), o); why != "" {
+				t.Errorf("%v: %s at %v size %v is %s", size, name, r.Pos, r.Size, why)
 			}
 		}
 		// the 3D view gets the room: most of the window's height and width
@@ -412,8 +337,8 @@ func TestGridworldReplayLayout(t *testing.T) {
 	if fs := frame.Size(); fs.Height < 150 || fs.Width < 150 {
 		t.Fatalf("the replay's frame is %v", fs)
 	}
-	if p, ok := visible(t, w, frame); !ok {
-		t.Fatalf("the replay's frame at %v is not in view", p)
+	if r, why := uitest.Why(w, w.Content(), frame); why != "" {
+		t.Fatalf("the replay's frame at %v is %s", r.Pos, why)
 	}
 	if vs := g.view.Size(); vs.Height < 450 || vs.Width < 600 {
 		t.Fatalf("replaying, the 3D view is only %v", vs)

@@ -6,64 +6,11 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/agentdesk/agentdesk/engine/samples"
 	"github.com/agentdesk/agentdesk/ui/uitest"
 )
-
-// inView reports where o is drawn in the window of root and whether it lies wholly inside the
-// window and inside the viewport of every scroll container around it (the UI tour's rule).
-func inView(root fyne.CanvasObject, win fyne.Size, o fyne.CanvasObject) (fyne.Position, fyne.Size, bool) {
-	type box struct{ p, s fyne.Size }
-	inside := func(outer, inner box) bool {
-		return inner.p.Width >= outer.p.Width-0.5 && inner.p.Height >= outer.p.Height-0.5 &&
-			inner.p.Width+inner.s.Width <= outer.p.Width+outer.s.Width+0.5 &&
-			inner.p.Height+inner.s.Height <= outer.p.Height+outer.s.Height+0.5
-	}
-	var at box
-	var clips []box
-	found := false
-	var walk func(c fyne.CanvasObject, origin fyne.Position, scrolls []box) bool
-	walk = func(c fyne.CanvasObject, origin fyne.Position, scrolls []box) bool {
-		if c == nil || !c.Visible() {
-			return false
-		}
-		pos := origin.Add(c.Position())
-		here := box{fyne.NewSize(pos.X, pos.Y), c.Size()}
-		if c == o {
-			at, clips, found = here, slices.Clone(scrolls), true
-			return true
-		}
-		if _, ok := c.(*container.Scroll); ok {
-			scrolls = append(scrolls, here)
-		}
-		var children []fyne.CanvasObject
-		switch v := c.(type) {
-		case *fyne.Container:
-			children = v.Objects
-		case fyne.Widget:
-			children = test.WidgetRenderer(v).Objects()
-		}
-		for _, ch := range children {
-			if walk(ch, pos, scrolls) {
-				return true
-			}
-		}
-		return false
-	}
-	walk(root, fyne.Position{}, nil)
-	if !found || at.s.Width < 1 || at.s.Height < 1 || !inside(box{s: win}, at) {
-		return fyne.NewPos(at.p.Width, at.p.Height), at.s, false
-	}
-	for _, c := range clips {
-		if !inside(c, at) {
-			return fyne.NewPos(at.p.Width, at.p.Height), at.s, false
-		}
-	}
-	return fyne.NewPos(at.p.Width, at.p.Height), at.s, true
-}
 
 // TestTemplatesEditTaskInView: with the sample data loaded, templates.edit opens the sample
 // template folder with a template in the editor; the editor and the preview are both wholly
@@ -101,10 +48,11 @@ func TestTemplatesEditTaskInView(t *testing.T) {
 		}
 		for _, name := range []string{"editor", "preview"} {
 			o := tv.Widgets[name]
-			pos, sz, ok := inView(h.Win.Canvas().Content(), h.Win.Canvas().Size(), o)
+			r, why := uitest.Why(h.Win, h.Win.Canvas().Content(), o)
+			pos, sz := r.Pos, r.Size
 			t.Logf("%v: %s at %v, %v", size, name, pos, sz)
-			if !ok {
-				t.Errorf("%v: %s at %v, %v is not wholly in view", size, name, pos, sz)
+			if why != "" {
+				t.Errorf("%v: %s at %v, %v is %s", size, name, pos, sz, why)
 			}
 			if sz.Width < 250 || sz.Height < 250 {
 				t.Errorf("%v: %s is %v: too small to work in", size, name, sz)

@@ -1,6 +1,7 @@
 package uitest
 
 import (
+	"fmt"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -28,6 +29,12 @@ func (r Rect) inside(o Rect) bool {
 // Locate finds target under the window's content: its place in window coordinates and the
 // viewports of the scroll containers around it, innermost last; false when it is not on show.
 func Locate(win fyne.Window, target fyne.CanvasObject) (Rect, []Rect, bool) {
+	return LocateIn(win.Content(), target)
+}
+
+// LocateIn is Locate under root, an object whose parent is drawn at the window's origin (the
+// window's content, or an overlay such as a dialog).
+func LocateIn(root, target fyne.CanvasObject) (Rect, []Rect, bool) {
 	var at Rect
 	var views []Rect
 	found := false
@@ -55,7 +62,7 @@ func Locate(win fyne.Window, target fyne.CanvasObject) (Rect, []Rect, bool) {
 			}
 		}
 	}
-	walk(win.Content(), fyne.Position{}, nil)
+	walk(root, fyne.Position{}, nil)
 	return at, views, found
 }
 
@@ -83,29 +90,58 @@ func Relayout(o fyne.CanvasObject) {
 	}
 }
 
+// Why says why o, looked for under root (the window's content, or an overlay on it), is not in
+// view in win by the tour's rule, "" when it is, and where it is. It does not lay the window out
+// again (InView does; see Relayout).
+func Why(win fyne.Window, root, o fyne.CanvasObject) (Rect, string) {
+	if o == nil {
+		return Rect{}, "missing"
+	}
+	r, scrolls, ok := LocateIn(root, o)
+	switch {
+	case !ok:
+		return r, "not on show"
+	case r.Size.Width <= 0 || r.Size.Height <= 0:
+		return r, "without a size"
+	case !r.inside(Rect{Size: win.Canvas().Size()}):
+		return r, fmt.Sprintf("not wholly inside the %v window", win.Canvas().Size())
+	}
+	for _, s := range scrolls {
+		if !r.inside(s) {
+			return r, fmt.Sprintf("not wholly inside the viewport of a scroll at %v size %v", s.Pos, s.Size)
+		}
+	}
+	if tb, ok := o.(*widget.Table); ok {
+		if rows, _ := tb.Length(); rows == 0 {
+			return r, "a table without rows"
+		}
+	}
+	return r, ""
+}
+
+// TableShowsRows says why table tb, drawn at r, does not show n rows without scrolling, ""
+// when it does: it has n rows and room for n rows of text (n counts a header the table keeps
+// in its first row).
+func TableShowsRows(tb *widget.Table, r Rect, n int) string {
+	row := test.WidgetRenderer(widget.NewLabel("x")).MinSize().Height
+	if rows, _ := tb.Length(); rows < n {
+		return fmt.Sprintf("a table of %d rows", rows)
+	}
+	if r.Size.Height < float32(n)*row {
+		return fmt.Sprintf("a table without room for %d rows", n)
+	}
+	return ""
+}
+
 // InView fails the test when the task widget named name is not in view in win by the tour's
 // rule, and returns its place.
 func InView(t testing.TB, win fyne.Window, name string, o fyne.CanvasObject) Rect {
 	t.Helper()
 	Relayout(win.Content())
-	r, scrolls, ok := Locate(win, o)
-	if !ok {
-		t.Errorf("%s is not on show", name)
+	r, why := Why(win, win.Content(), o)
+	if why != "" {
+		t.Errorf("%s at %v size %v is %s", name, r.Pos, r.Size, why)
 		return r
-	}
-	window := Rect{Size: win.Canvas().Size()}
-	if !r.inside(window) {
-		t.Errorf("%s at %v size %v is not wholly inside the %v window", name, r.Pos, r.Size, window.Size)
-	}
-	for _, s := range scrolls {
-		if !r.inside(s) {
-			t.Errorf("%s at %v size %v is not wholly inside the viewport of a scroll at %v size %v", name, r.Pos, r.Size, s.Pos, s.Size)
-		}
-	}
-	if tb, ok := o.(*widget.Table); ok {
-		if rows, _ := tb.Length(); rows == 0 {
-			t.Errorf("%s is a table without rows", name)
-		}
 	}
 	t.Logf("%s at %.0f,%.0f size %.0fx%.0f", name, r.Pos.X, r.Pos.Y, r.Size.Width, r.Size.Height)
 	return r
