@@ -212,14 +212,14 @@ func TestFocusFrameFollowsTheTheme(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := w.session.page
-	var f *themeFrame
+	var f *widgets.ThemeFill
 	for _, fr := range p.frames {
-		if fr.stroke == theme.ColorNamePrimary {
+		if fr.Stroke == theme.ColorNamePrimary {
 			f = fr
 		}
 	}
 	for _, fr := range p.scaleFrames {
-		if fr.stroke == theme.ColorNamePrimary {
+		if fr.Stroke == theme.ColorNamePrimary {
 			f = fr
 		}
 	}

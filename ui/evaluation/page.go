@@ -51,12 +51,12 @@ type evalPage struct {
 	choices map[int][]func()
 	focus   int // index in slots
 	boxes   map[int]*fyne.Container
-	frames  map[int]*themeFrame
+	frames  map[int]*widgets.ThemeFill
 	// bubbles are the annotatable turns' messages (the turn being rated).
 	bubbles map[int]fyne.CanvasObject
 	// scaleFrames and scaleRadios are the 1-5 questions on show: the frame marking the one the
 	// keys answer, and its choices.
-	scaleFrames map[evalSlot]*themeFrame
+	scaleFrames map[evalSlot]*widgets.ThemeFill
 	scaleRadios map[evalSlot]*widget.RadioGroup
 	// firstTurn is the dialogue's first message (what a dialogue-level page rates starts there).
 	firstTurn fyne.CanvasObject
@@ -78,9 +78,9 @@ type evalSlot struct {
 
 func newEvalPage(win fyne.Window, dp *ev.Datapoint, typ *ev.AnnotationType, ans *ev.Answers, collection bool) *evalPage {
 	p := &evalPage{win: win, dp: dp, typ: typ, ans: ans, collection: collection,
-		boxes: map[int]*fyne.Container{}, frames: map[int]*themeFrame{}, choices: map[int][]func(){},
+		boxes: map[int]*fyne.Container{}, frames: map[int]*widgets.ThemeFill{}, choices: map[int][]func(){},
 		bubbles: map[int]fyne.CanvasObject{}, opened: map[int]bool{},
-		scaleFrames: map[evalSlot]*themeFrame{}, scaleRadios: map[evalSlot]*widget.RadioGroup{}}
+		scaleFrames: map[evalSlot]*widgets.ThemeFill{}, scaleRadios: map[evalSlot]*widget.RadioGroup{}}
 	if typ.Display.TurnLevel() {
 		p.positions = typ.Positions(len(dp.Turns))
 	} else {
@@ -216,7 +216,7 @@ func (p *evalPage) turnRow(pos int, t ev.Turn, annotatable bool) fyne.CanvasObje
 	box := container.NewVBox()
 	p.boxes[pos] = box
 	p.fillTurn(pos, t)
-	frame := newThemeFrame()
+	frame := widgets.NewThemeFrame(2, theme.InputRadiusSize())
 	p.frames[pos] = frame
 	inner := container.NewVBox(row, container.NewBorder(nil, nil, indent(), nil, box))
 	if ex, ok := p.explanations[pos]; ok && p.feedback[pos] {

@@ -158,10 +158,10 @@ func (p *evalPage) scaleRow(turn, scale int, question, value string, set func(in
 	q.Wrapping = fyne.TextWrapWord
 	// The question keys 1-5 answer is framed; its text keeps its style, so that nothing
 	// rewraps and moves when the focus moves on after an answer.
-	frame := newThemeFrame()
+	frame := widgets.NewThemeFrame(2, theme.InputRadiusSize())
 	slot := evalSlot{turn, scale}
 	if p.focus < len(p.slots) && p.slots[p.focus] == slot {
-		frame.stroke = theme.ColorNamePrimary
+		frame.Stroke = theme.ColorNamePrimary
 	}
 	radio := widget.NewRadioGroup(likertValues, nil)
 	radio.Horizontal = true

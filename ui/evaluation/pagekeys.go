@@ -78,7 +78,7 @@ func (p *evalPage) markScales() {
 		if slot == cur {
 			c = theme.ColorNamePrimary
 		}
-		f.setStroke(c)
+		f.SetStroke(c)
 	}
 }
 
@@ -94,11 +94,11 @@ func (p *evalPage) markTurns() {
 	for pos, f := range p.frames {
 		switch {
 		case pos == turn:
-			f.setStroke(theme.ColorNamePrimary)
+			f.SetStroke(theme.ColorNamePrimary)
 		case p.feedback[pos]:
-			f.setStroke(theme.ColorNameWarning)
+			f.SetStroke(theme.ColorNameWarning)
 		default:
-			f.setStroke("")
+			f.SetStroke("")
 		}
 	}
 }

@@ -27,3 +27,27 @@ func TestFillFollowsTheTheme(t *testing.T) {
 		t.Errorf("dark fill %v, want %v", rect.FillColor, want)
 	}
 }
+
+// A frame's outline made in one theme takes the other theme's colour when the user switches,
+// and SetStroke("") takes it away.
+func TestFrameFollowsTheTheme(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(theme.LightTheme())
+	f := NewThemeFrame(2, 4)
+	f.SetStroke(theme.ColorNameForeground)
+	w := test.NewTempWindow(t, f)
+	w.Resize(fyne.NewSize(100, 40))
+	rect := test.WidgetRenderer(f).Objects()[0].(*canvas.Rectangle)
+	if want := theme.LightTheme().Color(theme.ColorNameForeground, theme.VariantLight); rect.StrokeColor != want || rect.StrokeWidth != 2 {
+		t.Fatalf("light outline %v %.0f px, want %v 2 px", rect.StrokeColor, rect.StrokeWidth, want)
+	}
+	a.Settings().SetTheme(theme.DarkTheme())
+	f.Refresh() // what fyne does to every widget on a theme change
+	if want := theme.DarkTheme().Color(theme.ColorNameForeground, theme.VariantDark); rect.StrokeColor != want {
+		t.Errorf("dark outline %v, want %v", rect.StrokeColor, want)
+	}
+	f.SetStroke("")
+	if _, _, _, alpha := rect.StrokeColor.RGBA(); alpha != 0 {
+		t.Errorf("no outline asked, outline %v", rect.StrokeColor)
+	}
+}
