@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"path/filepath"
 
 	"github.com/agentdesk/agentdesk/app/workflow"
+	"github.com/agentdesk/agentdesk/store"
 )
 
 // samplesCommands is the samples group: the sample data Home's "Load sample data" loads, from
@@ -33,7 +35,9 @@ func samplesDir(fs *flag.FlagSet) func() (string, error) {
 	}
 }
 
-func samplesLoad(fs *flag.FlagSet) runFunc {
+// samplesVerb is a samples verb taking no arguments: do runs with the samples' folder and the
+// store, until it is done or interrupted.
+func samplesVerb(fs *flag.FlagSet, do func(ctx context.Context, e *env, st *store.Store, dir string) error) runFunc {
 	folder := samplesDir(fs)
 	return func(e *env, args []string) error {
 		if len(args) > 0 {
@@ -50,6 +54,12 @@ func samplesLoad(fs *flag.FlagSet) runFunc {
 		defer st.Close()
 		ctx, stop := interruptible()
 		defer stop()
+		return do(ctx, e, st, dir)
+	}
+}
+
+func samplesLoad(fs *flag.FlagSet) runFunc {
+	return samplesVerb(fs, func(ctx context.Context, e *env, st *store.Store, dir string) error {
 		s, loaded, err := workflow.EnsureSamples(ctx, st, dir)
 		if err != nil {
 			return err
@@ -60,26 +70,11 @@ func samplesLoad(fs *flag.FlagSet) runFunc {
 		}
 		fmt.Fprintln(e.stdout, s.Summary())
 		return nil
-	}
+	})
 }
 
 func samplesRemove(fs *flag.FlagSet) runFunc {
-	folder := samplesDir(fs)
-	return func(e *env, args []string) error {
-		if len(args) > 0 {
-			return usageErrorf("takes no arguments")
-		}
-		dir, err := folder()
-		if err != nil {
-			return err
-		}
-		st, err := e.openStore()
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		ctx, stop := interruptible()
-		defer stop()
+	return samplesVerb(fs, func(ctx context.Context, e *env, st *store.Store, dir string) error {
 		c, err := workflow.RemoveSamples(ctx, st, dir)
 		if err != nil {
 			return err
@@ -91,5 +86,5 @@ func samplesRemove(fs *flag.FlagSet) runFunc {
 		fmt.Fprintf(e.stdout, "Removed the sample data: %d episodes, %d splits, %d scoring runs, %d evaluation projects "+
 			"(with their answers), %d template folders, and its files in %s.\n", c.Episodes, c.Splits, c.Runs, c.Projects, c.Folders, dir)
 		return nil
-	}
+	})
 }
