@@ -173,17 +173,6 @@ func (g *cardGrid) columns(width float32, objs []fyne.CanvasObject) int {
 	return (n + rows - 1) / rows
 }
 
-func (g *cardGrid) rowHeights(objs []fyne.CanvasObject, cols int) []float32 {
-	var rows []float32
-	for i, o := range objs {
-		if i%cols == 0 {
-			rows = append(rows, 0)
-		}
-		rows[len(rows)-1] = max(rows[len(rows)-1], o.MinSize().Height)
-	}
-	return rows
-}
-
 func (g *cardGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	objs = visibleObjects(objs)
 	if len(objs) == 0 {
@@ -192,7 +181,7 @@ func (g *cardGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	pad := theme.Padding()
 	g.cols = g.columns(size.Width, objs)
 	w := (size.Width - pad*float32(g.cols-1)) / float32(g.cols)
-	rows := g.rowHeights(objs, g.cols)
+	rows := widgets.RowHeights(objs, g.cols)
 	y := float32(0)
 	for i, o := range objs {
 		r, c := i/g.cols, i%g.cols
@@ -215,10 +204,10 @@ func (g *cardGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	}
 	cols = min(cols, len(objs))
 	h := float32(0)
-	for _, r := range g.rowHeights(objs, cols) {
+	for _, r := range widgets.RowHeights(objs, cols) {
 		h += r
 	}
-	h += theme.Padding() * float32(len(g.rowHeights(objs, cols))-1)
+	h += theme.Padding() * float32(len(widgets.RowHeights(objs, cols))-1)
 	minW := g.minWidth
 	for _, o := range objs {
 		minW = max(minW, o.MinSize().Width)

@@ -174,25 +174,13 @@ func (g *chartGrid) cols(width float32, n int) int {
 	return max(1, min(3, n, int(width/g.colWidth)))
 }
 
-// rowHeights are the rows' own heights at c columns.
-func rowHeights(objs []fyne.CanvasObject, c int) []float32 {
-	var hs []float32
-	for i, o := range objs {
-		if i%c == 0 {
-			hs = append(hs, 0)
-		}
-		hs[len(hs)-1] = max(hs[len(hs)-1], o.MinSize().Height)
-	}
-	return hs
-}
-
 func (g *chartGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	g.width = size.Width
 	if len(objs) == 0 {
 		return
 	}
 	c := g.cols(size.Width, len(objs))
-	hs := rowHeights(objs, c)
+	hs := widgets.RowHeights(objs, c)
 	total := float32(0)
 	for _, h := range hs {
 		total += h
@@ -223,7 +211,7 @@ func (g *chartGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	for _, o := range objs {
 		w = max(w, o.MinSize().Width)
 	}
-	for _, rh := range rowHeights(objs, c) {
+	for _, rh := range widgets.RowHeights(objs, c) {
 		h += rh
 	}
 	return fyne.NewSize(w, h)

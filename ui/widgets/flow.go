@@ -61,3 +61,16 @@ func (f *flowLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 	}
 	return fyne.NewSize(w, f.rows(objects, f.width, false))
 }
+
+// RowHeights are the heights of the rows of a grid of objs laid out cols to a row, left to
+// right: each row as tall as its tallest object's minimum.
+func RowHeights(objs []fyne.CanvasObject, cols int) []float32 {
+	var rows []float32
+	for i, o := range objs {
+		if i%cols == 0 {
+			rows = append(rows, 0)
+		}
+		rows[len(rows)-1] = max(rows[len(rows)-1], o.MinSize().Height)
+	}
+	return rows
+}
