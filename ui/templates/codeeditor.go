@@ -206,27 +206,15 @@ func (g *codeGutter) Tapped(ev *fyne.PointEvent) {
 // Scrolled scrolls the text beside the gutter (the wheel over the line numbers).
 func (g *codeGutter) Scrolled(ev *fyne.ScrollEvent) { g.view.Scrolled(ev) }
 
-func (g *codeGutter) CreateRenderer() fyne.WidgetRenderer { return &codeGutterRenderer{g: g} }
-
-type codeGutterRenderer struct {
-	g       *codeGutter
-	objects []fyne.CanvasObject
+func (g *codeGutter) CreateRenderer() fyne.WidgetRenderer {
+	return &rowsRenderer{w: g, draw: g.draw}
 }
 
-func (r *codeGutterRenderer) Destroy()                     {}
-func (r *codeGutterRenderer) Objects() []fyne.CanvasObject { return r.objects }
-func (r *codeGutterRenderer) MinSize() fyne.Size           { return r.g.MinSize() }
-func (r *codeGutterRenderer) Layout(fyne.Size)             { r.build() }
-func (r *codeGutterRenderer) Refresh()                     { r.build(); canvas.Refresh(r.g) }
-func (r *codeGutterRenderer) IsClip()                      {}
-
-func (r *codeGutterRenderer) build() {
-	g := r.g
-	th, v := g.Theme(), fyne.CurrentApp().Settings().ThemeVariant()
+// draw appends the line numbers in view to objs, each with its problem's mark if any.
+func (g *codeGutter) draw(th fyne.Theme, v fyne.ThemeVariant, objs []fyne.CanvasObject) []fyne.CanvasObject {
 	textSize, pad, rowH := codeMetrics(th)
 	size := g.Size()
 	first, last := visibleRows(g.view, g.n, pad, rowH, size.Height)
-	objs := r.objects[:0]
 	numRight := size.Width - markWidth - pad/2
 	for i := first; i < last; i++ {
 		y := pad + float32(i)*rowH - g.view.Offset.Y
@@ -246,5 +234,5 @@ func (r *codeGutterRenderer) build() {
 		txt.Resize(fyne.NewSize(w, rowH))
 		objs = append(objs, txt)
 	}
-	r.objects = objs
+	return objs
 }

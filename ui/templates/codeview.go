@@ -117,7 +117,7 @@ func (t *codeText) MinSize() fyne.Size {
 }
 
 func (t *codeText) CreateRenderer() fyne.WidgetRenderer {
-	return &codeTextRenderer{t: t}
+	return &rowsRenderer{w: t, draw: t.draw}
 }
 
 // visibleRows is the range of rows [first, last) in view.
@@ -131,27 +131,36 @@ func visibleRows(view *container.Scroll, n int, pad, rowH, height float32) (firs
 	return first, max(first, last)
 }
 
-type codeTextRenderer struct {
-	t       *codeText
+// rowsRenderer draws the rows in view of a code widget (its text, the editor's gutter) with
+// draw, again on every layout (a scroll) and refresh (a theme switch), in the widget's theme.
+type rowsRenderer struct {
+	w interface {
+		fyne.Widget
+		Theme() fyne.Theme
+	}
+	// draw appends the objects of the rows in view to objs.
+	draw    func(th fyne.Theme, v fyne.ThemeVariant, objs []fyne.CanvasObject) []fyne.CanvasObject
 	objects []fyne.CanvasObject
 }
 
-func (r *codeTextRenderer) Destroy()                     {}
-func (r *codeTextRenderer) Objects() []fyne.CanvasObject { return r.objects }
-func (r *codeTextRenderer) MinSize() fyne.Size           { return r.t.MinSize() }
-func (r *codeTextRenderer) Layout(fyne.Size)             { r.build() }
-func (r *codeTextRenderer) Refresh()                     { r.build(); canvas.Refresh(r.t) }
+func (r *rowsRenderer) Destroy()                     {}
+func (r *rowsRenderer) Objects() []fyne.CanvasObject { return r.objects }
+func (r *rowsRenderer) MinSize() fyne.Size           { return r.w.MinSize() }
+func (r *rowsRenderer) Layout(fyne.Size)             { r.build() }
+func (r *rowsRenderer) Refresh()                     { r.build(); canvas.Refresh(r.w) }
 
 // IsClip keeps what a row draws beyond the widget (a long line) inside it.
-func (r *codeTextRenderer) IsClip() {}
+func (r *rowsRenderer) IsClip() {}
 
-func (r *codeTextRenderer) build() {
-	t := r.t
-	th, v := t.Theme(), fyne.CurrentApp().Settings().ThemeVariant()
+func (r *rowsRenderer) build() {
+	r.objects = r.draw(r.w.Theme(), fyne.CurrentApp().Settings().ThemeVariant(), r.objects[:0])
+}
+
+// draw appends the rows in view to objs: each row's tint behind it, and its text.
+func (t *codeText) draw(th fyne.Theme, v fyne.ThemeVariant, objs []fyne.CanvasObject) []fyne.CanvasObject {
 	textSize, pad, rowH := codeMetrics(th)
 	size := t.Size()
 	first, last := visibleRows(t.view, len(t.rows), pad, rowH, size.Height)
-	objs := r.objects[:0]
 	for i := first; i < last; i++ {
 		row := t.rows[i]
 		y := pad + float32(i)*rowH
@@ -163,7 +172,7 @@ func (r *codeTextRenderer) build() {
 		}
 		objs = appendRowText(objs, row, th, v, textSize, pad, y, rowH)
 	}
-	r.objects = objs
+	return objs
 }
 
 // appendRowText adds a row's text pieces: each span, and the plain text between them, cut at
