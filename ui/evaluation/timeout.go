@@ -21,8 +21,12 @@ import (
 // warnBefore is how long before a page's limit the countdown warns.
 const warnBefore = time.Minute
 
-// ticker runs f on the UI goroutine every d until stop is called (the Workspace's every;
-// tests replace it and tick by hand).
+// newTicker makes the desk page clock's tickers: ticker in the app; the package's tests make
+// it inert (a real ticker would go on calling into a test's widgets after the test ended, on
+// its own goroutine) and tick by hand where they test the clock.
+var newTicker = ticker
+
+// ticker runs f on the UI goroutine every d until stop is called (the Workspace's every).
 func ticker(d time.Duration, f func()) (stop func()) {
 	t := time.NewTicker(d)
 	done := make(chan struct{})

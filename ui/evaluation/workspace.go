@@ -83,7 +83,7 @@ func (op *evalProject) set(p *ev.Project) {
 
 // New builds the workspace on store (nil: none is open, and the workspace says so).
 func New(h workspace.Host, store Store) *Workspace {
-	w := &Workspace{host: h, store: store, every: ticker}
+	w := &Workspace{host: h, store: store, every: newTicker}
 	w.body = container.NewStack()
 	w.root = container.NewStack(w.body)
 	if store == nil {
