@@ -34,7 +34,10 @@ type home struct {
 func homeView(s *Shell) fyne.CanvasObject {
 	h := &home{shell: s, status: widget.NewLabel(""), cards: container.New(&cardGrid{minWidth: 170}),
 		recent: container.NewVBox(), samples: container.NewVBox()}
-	h.status.Wrapping = fyne.TextWrapWord
+	// one line while the window is first laid out: a wrapping label asks for its height at
+	// the width it has, and before the first layout that is none, a character a line (the
+	// window grew to 1024x1601 on a 1024x700 screen); errors wrap (home.show)
+	h.status.Truncation = fyne.TextTruncateEllipsis
 	refresh := widget.NewButton("Refresh", h.load)
 	top := container.NewBorder(nil, nil, nil, refresh, h.status)
 	recentTitle := widget.NewLabelWithStyle("Recent files", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -97,6 +100,10 @@ func (h *home) showSamples(o episode.Overview, loaded bool, err error) {
 
 func (h *home) show(o episode.Overview, err error) {
 	s := h.shell
+	h.status.Wrapping, h.status.Truncation = fyne.TextWrapOff, fyne.TextTruncateEllipsis
+	if err != nil {
+		h.status.Wrapping, h.status.Truncation = fyne.TextWrapWord, fyne.TextTruncateOff
+	}
 	switch {
 	case s.deps.Store == nil && err != nil:
 		h.status.SetText(fmt.Sprintf("No store is open: %v", err))
@@ -105,8 +112,9 @@ func (h *home) show(o episode.Overview, err error) {
 	case err != nil:
 		h.status.SetText(fmt.Sprintf("Store %s could not be read: %v", s.deps.Store.Path(), err))
 	default:
-		h.status.SetText(fmt.Sprintf("Store %s: %s, %s, %s.", s.deps.Store.Path(),
-			widgets.Plural(o.Episodes(), "episode"), widgets.Plural(o.Steps, "step"), widgets.Plural(o.Splits, "split")))
+		// the counts first: a long path is what the line cuts
+		h.status.SetText(fmt.Sprintf("%s, %s, %s in %s.",
+			widgets.Plural(o.Episodes(), "episode"), widgets.Plural(o.Steps, "step"), widgets.Plural(o.Splits, "split"), s.deps.Store.Path()))
 	}
 	h.cards.Objects = nil
 	for _, sc := range s.screens {
