@@ -369,11 +369,12 @@ func TestGridworldReplayFrameViewer(t *testing.T) {
 	g.viewer.Seek(0)
 	g.viewer.SetSpeed(8)
 	g.togglePlay()
-	deadline := time.Now().Add(3 * time.Second)
-	for shown.Load() < 5 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	select { // playback pauses itself at the last step
+	case <-g.viewer.PlaybackDone():
+	case <-time.After(3 * time.Second):
+		t.Fatalf("playback did not reach the end: step %d", shown.Load())
 	}
-	if shown.Load() != 5 || followed.Load() != 6 {
+	if shown.Load() != 5 || followed.Load() != 6 || g.viewer.Playing() {
 		t.Fatalf("playback reached step %d, the world followed %d of 6 steps", shown.Load(), followed.Load())
 	}
 	g.exitReplay()

@@ -48,15 +48,17 @@ func LoadStepFrame(step *episode.Step) (image.Image, error) {
 type FrameViewer struct {
 	widget.BaseWidget
 
-	ep     *episode.Episode
-	load   FrameLoader
-	cache  *frameCache
-	index  int
-	speed  float64
-	play   chan struct{} // closed to stop playback; nil when paused
-	run    func(func())  // runs decoding off the UI goroutine
-	shift  bool
-	onStep func(i int)
+	ep    *episode.Episode
+	load  FrameLoader
+	cache *frameCache
+	index int
+	speed float64
+	play  chan struct{} // closed to stop playback; nil when paused
+	// playDone is closed when the last playback's goroutine has ended
+	playDone <-chan struct{}
+	run      func(func()) // runs decoding off the UI goroutine
+	shift    bool
+	onStep   func(i int)
 	// initial: the first frame is the state before any action, and frame i the state after
 	// action i (Gridworld replays)
 	initial bool
@@ -467,7 +469,7 @@ func (v *FrameViewer) TogglePlay() {
 	}
 	v.play = make(chan struct{})
 	v.playBtn.SetIcon(theme.MediaPauseIcon())
-	playback(v.play, func() float64 { return v.speed }, func() bool {
+	v.playDone = playback(v.play, func() float64 { return v.speed }, func() bool {
 		if v.index >= v.Len()-1 {
 			v.Pause()
 			return false
@@ -484,6 +486,17 @@ func (v *FrameViewer) Pause() {
 		v.play = nil
 		v.playBtn.SetIcon(theme.MediaPlayIcon())
 	}
+}
+
+// PlaybackDone is closed once the last playback's goroutine has ended (at once when none ran):
+// after it, nothing but the UI goroutine touches the viewer.
+func (v *FrameViewer) PlaybackDone() <-chan struct{} {
+	if v.playDone == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return v.playDone
 }
 
 // Playing reports whether playback runs.

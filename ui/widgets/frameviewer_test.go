@@ -227,19 +227,25 @@ func TestFrameViewerPlayback(t *testing.T) {
 	v, _ := newTestViewer(t, viewerEpisode(30, 8, 8))
 	v.speed = 8 // 40 steps a second
 	// The test driver has no UI goroutine: playback steps on its own goroutine, so the step on
-	// show is observed through OnStep rather than by reading the viewer from here.
+	// show is observed through OnStep, the pause comes from OnStep (on the goroutine that steps,
+	// as a click would come from the UI goroutine), and the viewer is read here only once the
+	// playback goroutine has ended.
 	var shown atomic.Int64
-	v.OnStep(func(i int) { shown.Store(int64(i)) })
+	v.OnStep(func(i int) {
+		shown.Store(int64(i))
+		if i == 3 {
+			v.Pause()
+		}
+	})
 	v.TogglePlay()
-	deadline := time.Now().Add(3 * time.Second)
-	for shown.Load() < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-v.PlaybackDone():
+	case <-time.After(3 * time.Second):
+		t.Fatalf("playback did not stop at step 3: step %d", shown.Load())
 	}
-	v.Pause()
-	at := shown.Load()
 	time.Sleep(150 * time.Millisecond) // six steps' time at 8x
-	if at < 3 || v.Playing() || shown.Load() > at+1 {
-		t.Fatalf("after playing: step %d, playing %v, %d after pausing", at, v.Playing(), shown.Load())
+	if at := shown.Load(); at != 3 || v.Playing() || v.Index() != 3 {
+		t.Fatalf("after pausing at step 3: step %d, index %d, playing %v", at, v.Index(), v.Playing())
 	}
 }
 

@@ -26,12 +26,15 @@ func parseSpeed(s string) float64 {
 // same hop, so a speed change applies from the next step. Call it and close stop on the UI
 // goroutine (it used to hop to the UI goroutine itself for the first interval: fyne.DoAndWait
 // from the UI goroutine, which fyne reports and, once fyne.Do is the only way, deadlocks).
-func playback(stop <-chan struct{}, speed func() float64, advance func() bool) {
+// The returned channel is closed once the playback goroutine has made its last call.
+func playback(stop <-chan struct{}, speed func() float64, advance func() bool) <-chan struct{} {
+	done := make(chan struct{})
 	interval := func() time.Duration {
 		return time.Duration(float64(time.Second) / (replaySpeed1x * max(speed(), 0.25)))
 	}
 	wait := interval()
 	go func() {
+		defer close(done)
 		for {
 			select {
 			case <-stop:
@@ -51,4 +54,5 @@ func playback(stop <-chan struct{}, speed func() float64, advance func() bool) {
 			}
 		}
 	}()
+	return done
 }
