@@ -30,14 +30,18 @@ func (g *Workspace) flash(reward float64) {
 	}
 	g.rewardText.Show()
 	g.rewardText.Refresh()
-	time.AfterFunc(900*time.Millisecond, func() {
-		fyne.Do(func() {
-			if g.flashID == id {
-				g.rewardText.Text = ""
-				g.rewardText.Hide()
-			}
-		})
+	later(900*time.Millisecond, func() {
+		if g.flashID == id {
+			g.rewardText.Text = ""
+			g.rewardText.Hide()
+		}
 	})
+}
+
+// later runs f on the UI goroutine after d. Tests replace it: the test driver has no UI
+// goroutine, and a timer's fyne.Do would call into the widgets from the timer's goroutine.
+var later = func(d time.Duration, f func()) {
+	time.AfterFunc(d, func() { fyne.Do(f) })
 }
 
 // overlayState is what the overlay shows, from the live env or a replay frame.

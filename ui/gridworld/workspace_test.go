@@ -58,6 +58,9 @@ func (r *spyRenderer) last(t *testing.T) WorldView {
 }
 
 func openGridworld(t *testing.T) (*store.Store, *Workspace, *spyRenderer, fyne.Window) {
+	laterMu.Lock()
+	laterQueue = nil // timers of an earlier test's workspace
+	laterMu.Unlock()
 	t.Helper()
 	test.NewTempApp(t)
 	st := uitest.SeededStore(t)
@@ -195,6 +198,42 @@ func TestGridworldRewardFlash(t *testing.T) {
 	if g.rewardText.Text != "-0.10" {
 		t.Fatalf("flash %q", g.rewardText.Text)
 	}
+	runLater(t, 1) // the first flash's timer finds a newer flash on show and leaves it
+	if !g.rewardText.Visible() || g.rewardText.Text != "-0.10" {
+		t.Fatalf("the first flash's end hid the second: %q", g.rewardText.Text)
+	}
+	runLater(t, 1)
+	if g.rewardText.Visible() || g.rewardText.Text != "" {
+		t.Fatalf("the flash stays: %q", g.rewardText.Text)
+	}
+}
+
+// Timers under test: later queues its functions, and runLater runs the first n on the test's
+// goroutine (a real timer would call into the widgets from its own goroutine).
+var (
+	laterMu    sync.Mutex
+	laterQueue []func()
+)
+
+func init() {
+	later = func(_ time.Duration, f func()) {
+		laterMu.Lock()
+		defer laterMu.Unlock()
+		laterQueue = append(laterQueue, f)
+	}
+}
+
+func runLater(t *testing.T, n int) {
+	t.Helper()
+	laterMu.Lock()
+	defer laterMu.Unlock()
+	if len(laterQueue) < n {
+		t.Fatalf("%d timers pending, want %d", len(laterQueue), n)
+	}
+	for _, f := range laterQueue[:n] {
+		f()
+	}
+	laterQueue = laterQueue[n:]
 }
 
 func TestGridworldReplay(t *testing.T) {
