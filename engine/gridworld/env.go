@@ -252,7 +252,6 @@ type Env struct {
 	synPrev   int
 
 	taskSc    *Scorer
-	taskScFor *Task
 	envMaxInt int
 	sizeState int
 
@@ -382,12 +381,10 @@ func (e *Env) Reset() (*Observation, error) {
 	syn := e.task.Target.Sub(&init)
 	if e.synSc == nil || syn != e.synTarget {
 		e.synTarget = syn
-		e.synSc = NewScorer(&syn, nil, true)
+		e.synSc = cachedScorer(&syn, nil, true)
 	}
 	e.initGrid = init
-	if e.taskScFor != e.task || e.taskSc == nil {
-		e.taskSc, e.taskScFor = e.task.Scorer(), e.task
-	}
+	e.taskSc = cachedScorer(&e.task.Target, e.task.FullGrid, e.task.Invariant)
 
 	st := e.st
 	st.clearPlaced()

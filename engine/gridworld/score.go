@@ -2,6 +2,7 @@ package gridworld
 
 import (
 	"encoding/binary"
+	"sync"
 	"unsafe"
 )
 
@@ -173,6 +174,45 @@ func (s *Scorer) Invariant() bool { return s.invariant }
 
 // Admissible returns the number of admissible (dx, dz) shifts per rotation.
 func (s *Scorer) Admissible() [4]int { return s.nAdm }
+
+// scorers shares scorers between resets and environments: a batch drawing its tasks from a
+// set resets onto the same targets again and again, and building a scorer costs more than a
+// hundred steps. Scorers are immutable, so one serves every environment. The cache is keyed by
+// content (a task's fields may change between resets) and is emptied when it holds
+// maxCachedScorers (a task generator makes new targets without end).
+var scorers struct {
+	sync.Mutex
+	m map[scorerKey]*Scorer
+}
+
+type scorerKey struct {
+	target, full       Grid
+	hasFull, invariant bool
+}
+
+const maxCachedScorers = 256
+
+// cachedScorer is NewScorer through the cache.
+func cachedScorer(target, full *Grid, invariant bool) *Scorer {
+	k := scorerKey{target: *target, hasFull: full != nil, invariant: invariant}
+	if full != nil {
+		k.full = *full
+	}
+	scorers.Lock()
+	sc := scorers.m[k]
+	scorers.Unlock()
+	if sc != nil {
+		return sc
+	}
+	sc = NewScorer(target, full, invariant)
+	scorers.Lock()
+	if scorers.m == nil || len(scorers.m) >= maxCachedScorers {
+		scorers.m = make(map[scorerKey]*Scorer)
+	}
+	scorers.m[k] = sc
+	scorers.Unlock()
+	return sc
+}
 
 // Target returns the (unrotated) target grid.
 func (s *Scorer) Target() Grid { return s.target }

@@ -55,16 +55,17 @@ type Focus struct {
 	HasHit, HasBefore bool
 }
 
-// Dense storage box for world cells; blocks outside it live in a map.
+// World cells. Only the build zone changes in play (a block is placed only inside it, and the
+// ground cannot be broken), so only the zone is stored densely, as in Grid's layout; the ground
+// is computed; anything else a world was initialised with lives in a map, which also records a
+// ground cell that was replaced or removed. An environment's world is thus about a kilobyte: a
+// batch of hundreds of environments stays in the caches.
 const (
-	boxXZMin = -24
-	boxXZN   = 48
-	boxYMin  = -16
-	boxYN    = 48
-	boxCells = boxXZN * boxYN * boxXZN
-
 	cellPlaced = 0x10 // flag: added after the ground (removed on reset)
 	cellIDMask = 0x0f // id + 2
+
+	groundWhite = uint8(White + 2)
+	groundGrey  = uint8(Grey + 2)
 )
 
 type key3 [3]int
@@ -81,8 +82,8 @@ type key3 [3]int
 // Ground blocks (y = -2, x and z in [-18, 18]) draw only their top face; coloured blocks draw six
 // faces with the shades of spec §3.2; no lighting, no fog, sky colour SkyColor.
 type State struct {
-	cells   [boxCells]uint8
-	extra   map[key3]uint8
+	zone    [NumCells]uint8 // the build zone's cells in Grid's layout: id+2 | cellPlaced, 0 empty
+	extra   map[key3]uint8  // cells outside the zone that differ from groundCell (0: removed)
 	placed  []key3
 	grid    Grid
 	changed []int32 // flat grid indices changed since the env last looked
@@ -120,15 +121,6 @@ func newStateEmpty() *State {
 	for i := range s.inventory {
 		s.inventory[i] = InitialInventory
 	}
-	for x := -GroundHalfExtent; x <= GroundHalfExtent; x++ {
-		for z := -GroundHalfExtent; z <= GroundHalfExtent; z++ {
-			id := Grey
-			if x >= -5 && x <= 5 && z >= -5 && z <= 5 {
-				id = White
-			}
-			s.setCell(x, GroundY, z, uint8(id+2))
-		}
-	}
 	return s
 }
 
@@ -145,30 +137,45 @@ func NewState(blocks []Block, pos Vec3, yaw, pitch float64) *State {
 	return s
 }
 
-func boxIndex(x, y, z int) (int, bool) {
-	ux, uy, uz := uint(x-boxXZMin), uint(y-boxYMin), uint(z-boxXZMin)
-	if ux >= boxXZN || uy >= boxYN || uz >= boxXZN {
+// zoneIndex is the flat Grid index of (x, y, z) when it lies in the build zone.
+func zoneIndex(x, y, z int) (int, bool) {
+	ux, uy, uz := uint(x+5), uint(y+1), uint(z+5)
+	if ux >= SizeX || uy >= SizeY || uz >= SizeZ {
 		return 0, false
 	}
-	return (int(uy)*boxXZN+int(ux))*boxXZN + int(uz), true
+	return (int(uy)*SizeX+int(ux))*SizeZ + int(uz), true
+}
+
+// groundCell is the cell of a fresh world outside the build zone: the ground's blocks at
+// y = GroundY (white under the zone, grey around it), air elsewhere.
+func groundCell(x, y, z int) uint8 {
+	if y != GroundY || uint(x+GroundHalfExtent) > 2*GroundHalfExtent || uint(z+GroundHalfExtent) > 2*GroundHalfExtent {
+		return 0
+	}
+	if uint(x+5) <= 10 && uint(z+5) <= 10 {
+		return groundWhite
+	}
+	return groundGrey
 }
 
 func (s *State) cell(x, y, z int) uint8 {
-	if i, ok := boxIndex(x, y, z); ok {
-		return s.cells[i]
+	if i, ok := zoneIndex(x, y, z); ok {
+		return s.zone[i]
 	}
-	if s.extra == nil {
-		return 0
+	if s.extra != nil {
+		if v, ok := s.extra[key3{x, y, z}]; ok {
+			return v
+		}
 	}
-	return s.extra[key3{x, y, z}]
+	return groundCell(x, y, z)
 }
 
 func (s *State) setCell(x, y, z int, v uint8) {
-	if i, ok := boxIndex(x, y, z); ok {
-		s.cells[i] = v
+	if i, ok := zoneIndex(x, y, z); ok {
+		s.zone[i] = v
 		return
 	}
-	if v == 0 {
+	if v == groundCell(x, y, z) {
 		delete(s.extra, key3{x, y, z})
 		return
 	}
@@ -277,14 +284,20 @@ func (s *State) HitTest(pos, dir Vec3, maxDist int) Focus { return s.hitTest(pos
 // Ground blocks (id -1 or 0 at y = -2 that were not placed) are included when withGround is true.
 func (s *State) AppendBlocks(dst []Block, withGround bool) []Block {
 	start := len(dst)
-	for i, c := range s.cells {
+	for i, c := range s.zone {
 		if c == 0 || (!withGround && c&cellPlaced == 0) {
 			continue
 		}
-		z := i%boxXZN + boxXZMin
-		x := (i/boxXZN)%boxXZN + boxXZMin
-		y := i/(boxXZN*boxXZN) + boxYMin
-		dst = append(dst, Block{x, y, z, int(c&cellIDMask) - 2})
+		dst = append(dst, Block{i/SizeZ%SizeX - 5, i/(SizeX*SizeZ) - 1, i%SizeZ - 5, int(c&cellIDMask) - 2})
+	}
+	if withGround {
+		for x := -GroundHalfExtent; x <= GroundHalfExtent; x++ {
+			for z := -GroundHalfExtent; z <= GroundHalfExtent; z++ {
+				if _, changed := s.extra[key3{x, GroundY, z}]; !changed {
+					dst = append(dst, Block{x, GroundY, z, int(groundCell(x, GroundY, z)) - 2})
+				}
+			}
+		}
 	}
 	for k, c := range s.extra {
 		if c != 0 && (withGround || c&cellPlaced != 0) {
@@ -427,22 +440,38 @@ func (s *State) update() {
 func (s *State) hitTest(pos, dir Vec3, maxDist int) Focus {
 	const m = 5
 	x, y, z := pos[0], pos[1], pos[2]
+	// The same sums as the original's x + dir/m each sample: the quotient is the same number
+	// every time, so it is computed once.
+	dx, dy, dz := dir[0]/m, dir[1]/m, dir[2]/m
+	// Without blocks outside the zone, every block lies in the ground's slab: a sample beyond
+	// it that moves away from it (or parallel to it) can hit nothing any more.
+	bounded := len(s.extra) == 0
 	var f Focus
 	var prev [3]int
 	hasPrev := false
 	for i := 0; i < maxDist*m; i++ {
 		kx, ky, kz := BlockOf(x, y, z)
 		k := [3]int{kx, ky, kz}
-		if (!hasPrev || k != prev) && s.has(kx, ky, kz) {
-			f.Hit, f.HasHit = k, true
-			f.Before, f.HasBefore = prev, hasPrev
-			return f
+		if !hasPrev || k != prev {
+			if s.has(kx, ky, kz) {
+				f.Hit, f.HasHit = k, true
+				f.Before, f.HasBefore = prev, hasPrev
+				return f
+			}
+			if bounded && (ky > solidYMax && dy >= 0 || ky < GroundY && dy <= 0 ||
+				kx > GroundHalfExtent && dx >= 0 || kx < -GroundHalfExtent && dx <= 0 ||
+				kz > GroundHalfExtent && dz >= 0 || kz < -GroundHalfExtent && dz <= 0) {
+				return f
+			}
 		}
 		prev, hasPrev = k, true
-		x, y, z = x+dir[0]/m, y+dir[1]/m, z+dir[2]/m
+		x, y, z = x+dx, y+dy, z+dz
 	}
 	return f
 }
+
+// solidYMax is the highest y a block can have without blocks outside the zone.
+const solidYMax = SizeY - 2
 
 // applyMove adds strafe and vertical input and selects a colour (spec §5.6).
 func (s *State) applyMove(s0, s1, u float64, sel int) {
