@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -23,19 +25,25 @@ type stepPool struct {
 	// preempted in the middle of its chunk, the caller then waits for the scheduler to bring
 	// it back, and a spinning helper takes CPU time from the caller's own work between calls
 	// (Python's). So the pool times whole cycles, from one call's start to the next's (the
-	// caller's work included), trialCalls each way, keeps the faster way for keepCalls
-	// calls, and measures again. Only the calling thread (under the handle's lock) touches
+	// caller's work included), trialCalls each way after warmCalls (a switch moves half the
+	// environments to the other core's cache, and a parked helper takes a while to run
+	// again), compares the medians, keeps the faster way for keepCalls calls, and measures
+	// again. Only the calling thread (under the handle's lock) touches
 	// these.
 	phase, calls    int
-	alone, together time.Duration
+	alone, together [warmCalls + trialCalls]time.Duration
 	useHelpers      bool
 	lastStart       time.Time
 	lastTogether    bool
+	// fixed is AGENTDESK_GRIDWORLD_THREADS: "1" steps on the calling thread only, "all" with
+	// the helpers always; anything else measures (above).
+	fixed string
 }
 
 const (
-	trialCalls = 32
-	keepCalls  = 1024
+	warmCalls  = 8
+	trialCalls = 48
+	keepCalls  = 2048
 	// a gap longer than this between calls is the caller doing something else (training,
 	// say): it does not count for either way
 	maxCycle = 5 * time.Millisecond
@@ -62,7 +70,7 @@ const chunkEnvs = 16
 const helperSpin = 2 * time.Millisecond
 
 func newStepPool(helpers int) *stepPool {
-	p := &stepPool{wake: make(chan struct{}, helpers), helpers: helpers}
+	p := &stepPool{wake: make(chan struct{}, helpers), helpers: helpers, fixed: os.Getenv("AGENTDESK_GRIDWORLD_THREADS")}
 	for k := 0; k < helpers; k++ {
 		go p.helper()
 	}
@@ -91,25 +99,35 @@ func (j *poolJob) work(fromBack bool) {
 
 // run calls f over chunks of [0, n), with the helpers when they pay (see phase).
 func (p *stepPool) run(n int, f func(lo, hi int)) {
+	switch p.fixed {
+	case "1":
+		f(0, n)
+		return
+	case "all":
+		p.runTogether(n, f)
+		return
+	}
 	now := time.Now()
 	if !p.lastStart.IsZero() && p.phase < 2 {
 		if cycle := now.Sub(p.lastStart); cycle < maxCycle {
 			if p.lastTogether {
-				p.together += cycle
+				p.together[p.calls] = cycle
 			} else {
-				p.alone += cycle
+				p.alone[p.calls] = cycle
 			}
 			p.calls++
 		}
 		switch {
-		case p.phase == 0 && p.calls >= trialCalls:
+		case p.phase == 0 && p.calls >= warmCalls+trialCalls:
 			p.phase, p.calls = 1, 0
-		case p.phase == 1 && p.calls >= trialCalls:
-			p.phase, p.calls, p.useHelpers = 2, 0, p.together < p.alone
+		case p.phase == 1 && p.calls >= warmCalls+trialCalls:
+			// medians: a cycle or two in which the machine took the thread away would tip sums
+			p.phase, p.calls = 2, 0
+			p.useHelpers = median(p.together[warmCalls:]) < median(p.alone[warmCalls:])
 		}
 	} else if p.phase == 2 {
 		if p.calls++; p.calls >= keepCalls {
-			p.phase, p.calls, p.alone, p.together = 0, 0, 0, 0
+			p.phase, p.calls = 0, 0
 		}
 	}
 	p.lastStart = now
@@ -119,6 +137,12 @@ func (p *stepPool) run(n int, f func(lo, hi int)) {
 	} else {
 		f(0, n)
 	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // runTogether calls f over chunks of [0, n) on this thread and the helpers and returns when

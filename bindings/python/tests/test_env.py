@@ -119,6 +119,38 @@ def test_vector_env_autoresets_next_step_with_fresh_arrays():
     v.close()
 
 
+def test_used_blocks_are_written_again_only_when_no_view_is_alive():
+    """Fresh arrays come from blocks of slots; a used-up block is written again only once no
+    array of it is held anywhere, so whatever a caller keeps stays as it was returned."""
+    import sys
+    n = 4
+    v = agw.VectorEnv(n, "IGLUGridworldVector-v0", max_steps=5)
+    v.reset(seed=0)
+    v._slots = v._slot = 3  # small blocks: a new one every three calls
+    rng = np.random.default_rng(0)
+    kept, copies, bases = [], [], set()
+    for t in range(60):
+        obs, rew, term, trunc, info = v.step(rng.integers(0, 18, n))
+        bases.add(id(obs["grid"].base))
+        if t % 7 == 0:  # a caller keeping some steps' results (a rollout buffer, say)
+            kept.append((obs, rew, info))
+            copies.append((obs["grid"].copy(), obs["inventory"].copy(), rew.copy(), info.get("step", np.zeros(0)).copy()))
+    for (obs, rew, info), (g, inv, r, st) in zip(kept, copies):
+        assert (obs["grid"] == g).all() and (obs["inventory"] == inv).all() and (rew == r).all()
+        assert (info.get("step", np.zeros(0)) == st).all(), "a kept step's info was overwritten"
+    if hasattr(sys, "getrefcount"):
+        # 20 blocks were used; those with a kept array are new, the others alternate
+        assert len(bases) <= len(kept) + 3, "used blocks are not written again: %d blocks for 60 calls" % len(bases)
+    del kept, obs, rew, term, trunc, info
+    before = len(bases)
+    for t in range(30):
+        obs, *_ = v.step(rng.integers(0, 18, n))
+        bases.add(id(obs["grid"].base))
+    if hasattr(sys, "getrefcount"):
+        assert len(bases) - before <= 2, "%d new blocks with nothing kept" % (len(bases) - before)
+    v.close()
+
+
 def test_zero_copy_is_an_option():
     v = agw.VectorEnv(4, "IGLUGridworldVector-v0", copy=False)
     obs, _ = v.reset(seed=0)
