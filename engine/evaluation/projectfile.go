@@ -37,6 +37,7 @@ type tomlSettings struct {
 	TaskDescription           string     `toml:"task_description,omitempty"`
 	CompletionCode            string     `toml:"completion_code,omitempty"`
 	CompletionURL             string     `toml:"completion_url,omitempty"`
+	MaxEntrants               int        `toml:"max_entrants,omitempty"`
 	ExternalAnnotations       bool       `toml:"static_annotation"`
 	CollectDialogue           bool       `toml:"collect_dialogue"`
 	DefaultUnits              int        `toml:"default_units"`
@@ -258,7 +259,7 @@ func MarshalProject(p *Project) ([]byte, error) {
 	s := p.Settings
 	tp := tomlProject{Format: ProjectFormat, Name: p.Name, Units: p.Units, Bots: p.Bots,
 		Settings: tomlSettings{TaskName: s.TaskName, TaskTitle: s.TaskTitle, TaskDescription: s.TaskDescription,
-			CompletionCode: s.CompletionCode, CompletionURL: s.CompletionURL,
+			CompletionCode: s.CompletionCode, CompletionURL: s.CompletionURL, MaxEntrants: s.MaxEntrants,
 			ExternalAnnotations: s.ExternalAnnotations, CollectDialogue: s.CollectDialogue, DefaultUnits: s.DefaultUnits,
 			AnnotationDurationSeconds: s.AnnotationDurationSeconds, RandomSeed: s.RandomSeed, Grading: s.Grading.String(),
 			AllowedConcurrent: s.AllowedConcurrent, MaximumUnitsPerWorker: s.MaximumUnitsPerWorker,
@@ -324,7 +325,7 @@ func UnmarshalProject(data []byte, file string) (*Project, error) {
 	}
 	p := &Project{Name: tp.Name, Units: tp.Units, Bots: tp.Bots,
 		Settings: Settings{TaskName: ts.TaskName, TaskTitle: ts.TaskTitle, TaskDescription: ts.TaskDescription,
-			CompletionCode: ts.CompletionCode, CompletionURL: ts.CompletionURL,
+			CompletionCode: ts.CompletionCode, CompletionURL: ts.CompletionURL, MaxEntrants: ts.MaxEntrants,
 			ExternalAnnotations: ts.ExternalAnnotations, CollectDialogue: ts.CollectDialogue, DefaultUnits: ts.DefaultUnits,
 			AnnotationDurationSeconds: ts.AnnotationDurationSeconds, RandomSeed: ts.RandomSeed, Grading: grading,
 			AllowedConcurrent: ts.AllowedConcurrent, MaximumUnitsPerWorker: ts.MaximumUnitsPerWorker,
@@ -382,6 +383,12 @@ func (p *Project) Validate() error {
 		if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
 			return fmt.Errorf("completion_url %q: not an http(s) address", u)
 		}
+	}
+	if p.Settings.MaxEntrants < 0 {
+		return fmt.Errorf("max_entrants %d: want 0 (as many as the study has units) or more", p.Settings.MaxEntrants)
+	}
+	if p.Settings.AnnotationDurationSeconds < 0 {
+		return fmt.Errorf("page_seconds %d: want 0 (no limit) or more", p.Settings.AnnotationDurationSeconds)
 	}
 	names := map[string]bool{}
 	for _, t := range p.Types {

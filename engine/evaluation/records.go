@@ -164,6 +164,19 @@ type ImportedAttempt struct {
 type Serving struct {
 	Secret          []byte
 	StudyGeneration int
+	// Recruiting is false once recruitment is closed: the study link admits no new ids, and
+	// participants in progress finish.
+	Recruiting bool
+	// StudyFloor is the oldest study link generation honoured for participants in progress
+	// (revoking the study link keeps them; evicting raises the floor to the new generation).
+	StudyFloor int
+}
+
+// Eviction is what evicting a study link's participants did.
+type Eviction struct {
+	// Participants are the ids that had come in through the study link; Units the units they
+	// held, now back in the pool (their answers dropped; the answer log keeps them).
+	Participants, Units int
 }
 
 // LinkRecord is what the store keeps of a participant's links: their generation (raised to
@@ -172,4 +185,7 @@ type Serving struct {
 type LinkRecord struct {
 	Generation int
 	Browser    string
+	// Personal is set once a personal link was made for the id: it is then usable only
+	// through that link.
+	Personal bool
 }

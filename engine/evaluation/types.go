@@ -296,6 +296,10 @@ type Settings struct {
 	// (the site's completion link). The app's own settings: the original had neither.
 	CompletionCode string
 	CompletionURL  string
+	// MaxEntrants caps the participants who came in through the study link and are in
+	// progress at once (holding a unit, or on the start page a short while); 0: as many as
+	// the study has units.
+	MaxEntrants int
 
 	// ExternalAnnotations selects static annotation of the project's dialogues.
 	ExternalAnnotations bool

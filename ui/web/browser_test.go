@@ -180,6 +180,17 @@ func (p *page) shot(name string) {
 	}
 }
 
+// begin opens a participant's link and presses Start on its start page (an id not yet bound
+// to a browser is bound by Start, which also hands out the first unit).
+func (p *page) begin(link string) {
+	p.t.Helper()
+	p.do("open the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#main")))
+	if p.at() != "start" {
+		p.t.Fatalf("the link did not open on the start page: %s", p.text())
+	}
+	p.next()
+}
+
 // open loads the page again (a reload).
 func (p *page) open() {
 	p.t.Helper()
@@ -225,7 +236,7 @@ func TestParticipantInABrowser(t *testing.T) {
 		worker := fmt.Sprintf("w-%d", width)
 		link, _ := h.srv.Link(context.Background(), worker, "")
 		p := newPage(t, width, 900)
-		p.do("open the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#main")))
+		p.begin(link)
 		p.waitText("Training: Flags")
 		p.shot(fmt.Sprintf("%d-training", width))
 		p.next() // Begin Flags
@@ -342,7 +353,7 @@ func TestChatInABrowser(t *testing.T) {
 	})
 	link, _ := h.srv.Link(context.Background(), "chatter", "")
 	p := newPage(t, 1280, 900)
-	p.do("open the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#main")))
+	p.begin(link)
 	for conv := 0; conv < 2; conv++ {
 		p.waitText(fmt.Sprintf("Conversation %d of 2", conv+1))
 		// The bot opens; its message waits for the online answer before the box opens.

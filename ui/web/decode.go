@@ -81,7 +81,7 @@ func decodeAction(f url.Values) (action, error) {
 		return n, nil
 	}
 	switch a.Do {
-	case "next", "continue", "end", "retry":
+	case "next", "continue", "end", "retry", "start":
 	case "focus":
 		if a.Turn, err = turn(); err != nil {
 			return a, err

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 )
 
@@ -58,7 +56,7 @@ func TestInstructionsInABrowser(t *testing.T) {
 	})
 	link, _ := h.srv.Link(context.Background(), "reader", "")
 	p := newPage(t, 1280, 900)
-	p.do("open the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#main")))
+	p.begin(link)
 	got := eval[string](p, `document.querySelector(".describe .description p.text").innerText`)
 	if got != "What to mark\nMark what Alex did:\n• rude <img src=x onerror=alert(1)>\n• off-topic" && got != "Choose the labels." {
 		t.Fatalf("instructions in the browser: %q", got)

@@ -20,11 +20,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /fragment", s.serveFragment)
 	mux.HandleFunc("POST /act", s.serveAct)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))
-	return secure(mux)
+	return secure(mux, s.opts.Secure)
 }
 
-// secure sets the headers every response carries.
-func secure(next http.Handler) http.Handler {
+// secure sets the headers every response carries; under TLS, Strict-Transport-Security too.
+func secure(next http.Handler, tls bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
@@ -35,6 +35,9 @@ func secure(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		if tls {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 		if !strings.HasPrefix(r.URL.Path, "/assets/") {
 			h.Set("Cache-Control", "no-store")
 		}
@@ -53,8 +56,11 @@ func (e *httpError) Error() string { return e.msg }
 func refuse(status int, msg string) error { return &httpError{status, msg} }
 
 // admit checks a request's link and returns its participant. A first visit without the
-// browser cookie gets one (and, through the study link, is bound to it).
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, state bool) (*participant, identity, string, error) {
+// browser cookie gets one. An id not yet bound to a browser gets no session (p is nil: the
+// start page is shown) unless the request starts: pressing Start binds the id to this browser
+// and, for the study link, passes the entry checks (entry.go). Link scanners and previews
+// that only fetch a link therefore take no unit and bind nothing.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, state, starting bool) (*participant, identity, string, error) {
 	id, err := parseIdentity(r.URL.Query())
 	if err != nil {
 		return nil, id, "", refuse(http.StatusBadRequest, err.Error())
@@ -75,28 +81,57 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, state bool) (*par
 		return nil, id, "", err
 	}
 	via := "link"
+	var sv ev.Serving
+	gen := -1
 	if !equal(id.Token, s.sign.participantToken(id.Worker, link.Generation)) {
-		sv, err := s.opts.Store.EvalServing(ctx, s.opts.Project.ID)
-		if err != nil {
+		if sv, err = s.opts.Store.EvalServing(ctx, s.opts.Project.ID); err != nil {
 			return nil, id, "", err
 		}
-		if !equal(id.Token, s.sign.studyToken(sv.StudyGeneration)) {
-			return nil, id, "", refuse(http.StatusForbidden, "this link is not valid for "+id.Worker+": it was revoked, or it belongs to someone else")
+		if gen = s.studyGeneration(id.Token, sv); gen < 0 {
+			return nil, id, "", s.badToken(r, "this link is not valid for "+id.Worker+": it was revoked, or it belongs to someone else")
+		}
+		if link.Personal {
+			return nil, id, "", s.badToken(r, id.Worker+" has a personal link: open that link, not the study's")
 		}
 		via = "study"
-		ok, err := s.opts.Store.BindEvalBrowser(ctx, s.opts.Project.ID, id.Worker, s.sign.browserHash(browser))
+	}
+	hash := s.sign.browserHash(browser)
+	if link.Browser == "" {
+		if via == "study" {
+			if err := recruits(sv, gen); err != nil {
+				return nil, id, "", err
+			}
+		}
+		if !starting {
+			return nil, id, browser, nil
+		}
+		if via == "study" {
+			if err := s.admitNew(r); err != nil {
+				return nil, id, "", err
+			}
+		}
+		ok, err := s.opts.Store.BindEvalBrowser(ctx, s.opts.Project.ID, id.Worker, hash)
 		if err != nil {
 			return nil, id, "", err
 		}
 		if !ok {
-			return nil, id, "", refuse(http.StatusForbidden, "this participant id is already taken by another browser; continue in the browser you started in")
+			s.conflict(id.Worker)
+			return nil, id, "", refuse(http.StatusForbidden, takenMessage(id.Worker))
 		}
+	} else if !equal(link.Browser, hash) {
+		s.conflict(id.Worker)
+		return nil, id, "", refuse(http.StatusForbidden, takenMessage(id.Worker))
 	}
 	p, err := s.person(ctx, id.Worker, via)
 	if err != nil {
 		return nil, id, "", err
 	}
 	return p, id, browser, nil
+}
+
+func takenMessage(worker string) string {
+	return worker + " is already in use in another browser. Continue in the browser you started in; " +
+		"if you cannot, ask the study's organisers to reset your link."
 }
 
 // fail answers a refused or failed request: JSON for the page's script, a page otherwise.
@@ -106,9 +141,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var bl *errBadLink
 	var br *errBadRequest
 	var ee *session.EditError
+	var lim *errLimited
 	switch {
 	case errors.As(err, &he):
 		status, msg = he.status, he.msg
+	case errors.As(err, &lim):
+		status, msg = lim.status, lim.msg
+		w.Header().Set("Retry-After", retryAfter(lim.retry))
 	case errors.As(err, &bl):
 		status, msg = http.StatusBadRequest, bl.Error()
 	case errors.As(err, &br):
@@ -131,6 +170,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, status, map[string]any{"error": msg})
 		return
 	}
+	if lim != nil {
+		s.renderWait(w, status, msg, lim.retry)
+		return
+	}
 	s.renderError(w, status, msg)
 }
 
@@ -140,9 +183,13 @@ func wantsJSON(r *http.Request) bool {
 
 // servePage is the participant's link: their page as it is now.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
-	p, id, browser, err := s.admit(w, r, false)
+	p, id, browser, err := s.admit(w, r, false, false)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p == nil {
+		s.writePage(w, s.startData(id, browser), false)
 		return
 	}
 	s.render(w, r, p, id, browser, false)
@@ -151,9 +198,13 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 // serveFragment is the page's main part, for the page's script (after an answer, while the
 // bot writes).
 func (s *Server) serveFragment(w http.ResponseWriter, r *http.Request) {
-	p, id, browser, err := s.admit(w, r, true)
+	p, id, browser, err := s.admit(w, r, true, false)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if p == nil {
+		s.writePage(w, s.startData(id, browser), true)
 		return
 	}
 	s.render(w, r, p, id, browser, true)
@@ -199,16 +250,32 @@ func (s *Server) serveAct(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, id, browser, err := s.admit(w, r, true)
+	// The form token is checked before anything is bound: it proves the page came from this
+	// server to this browser.
+	id, err := parseIdentity(r.URL.Query())
+	if err != nil {
+		s.fail(w, r, refuse(http.StatusBadRequest, err.Error()))
+		return
+	}
+	if browser := browserOf(r); browser == "" || !equal(a.Form, s.sign.formToken(id.Worker, browser)) {
+		s.fail(w, r, refuse(http.StatusForbidden, "this form does not belong to your page; reload it"))
+		return
+	}
+	p, _, _, err := s.admit(w, r, true, a.Do == "start")
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if !equal(a.Form, s.sign.formToken(id.Worker, browser)) {
-		s.fail(w, r, refuse(http.StatusForbidden, "this form does not belong to your page; reload it"))
+	if p == nil {
+		s.fail(w, r, refuse(http.StatusConflict, "press Start first"))
 		return
 	}
-	if err := s.act(r.Context(), p, a); err != nil {
+	if a.Do == "start" {
+		err = nil // signing in was the action
+	} else {
+		err = s.act(r.Context(), p, a)
+	}
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -223,7 +290,7 @@ func (s *Server) serveAct(w http.ResponseWriter, r *http.Request) {
 func (s *Server) act(ctx context.Context, p *participant, a action) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.lastSeen = time.Now()
+	p.lastSeen = s.opts.Now()
 	if stamp(p.sess) != a.At {
 		if a.Do == "focus" {
 			return nil // a focus change from a page just left: nothing to do

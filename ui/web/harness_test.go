@@ -119,8 +119,26 @@ var (
 	atRe   = regexp.MustCompile(`data-at="([^"]*)"`)
 )
 
-// open loads the page (the link itself) and remembers its form token and stamp.
+// open loads the page (the link itself) and remembers its form token and stamp. On the start
+// page of an id not yet bound to a browser it presses Start, as a participant would (see
+// openOnly for the page as it comes).
 func (c *client) open() string {
+	c.h.t.Helper()
+	c.openOnly()
+	if strings.Contains(c.page, startButton) {
+		if status, msg := c.post(vals("do", "start")); status != http.StatusOK {
+			c.h.t.Fatalf("Start: %d %s", status, msg)
+		}
+		c.openOnly()
+	}
+	return c.page
+}
+
+// startButton is the start page's button.
+const startButton = `<input type="hidden" name="do" value="start">`
+
+// openOnly loads the page as it comes.
+func (c *client) openOnly() string {
 	c.h.t.Helper()
 	resp, err := c.c.Get(c.link)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
@@ -88,9 +89,11 @@ func (a actCtx) Button(do, label string, primary, disabled bool) button {
 type messageData struct {
 	Act                 actCtx
 	Title, Text, Button string
-	More                bool
-	Done                bool
-	Code, URL           string
+	// Do is the button's action ("continue" when empty; "start" on the start page).
+	Do        string
+	More      bool
+	Done      bool
+	Code, URL string
 }
 
 type pageView struct {
@@ -193,7 +196,7 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 	}
 	switch v.Screen {
 	case session.ScreenMessage:
-		m := &messageData{Act: act, Title: v.Title, Text: v.Text, More: v.More}
+		m := &messageData{Act: act, Title: v.Title, Text: v.Text, More: v.More, Button: v.Button}
 		switch v.Refusal {
 		case ev.RefuseNoMoreWork, ev.RefuseMaxUnits:
 			if done > 0 { // the code is for those who did some work
@@ -446,6 +449,38 @@ func (s *Server) writePage(w http.ResponseWriter, d pageData, fragment bool) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// startData is the start page of an id not yet bound to a browser: its Start button binds
+// the id to this browser and hands out the first unit.
+func (s *Server) startData(id identity, browser string) pageData {
+	q := url.Values{}
+	q.Set("worker_id", id.Worker)
+	if id.Assignment != "" {
+		q.Set("assignment_id", id.Assignment)
+	}
+	q.Set("token", id.Token)
+	d := pageData{Study: studyTitle(s.opts.Project), Participant: id.Worker, Screen: string(session.ScreenMessage),
+		Query: encodeOrdered(q, "worker_id", "assignment_id", "token"), Form: s.sign.formToken(id.Worker, browser), At: "start"}
+	title, text := startText(s.opts.Project)
+	d.Message = &messageData{Act: actCtx{Query: d.Query, Form: d.Form, At: d.At}, Title: title, Text: text, More: true,
+		Button: "Start", Do: "start"}
+	return d
+}
+
+// renderWait shows a refusal that passes (a rate limit, a full study): the page says so and
+// loads itself again after the wait.
+func (s *Server) renderWait(w http.ResponseWriter, status int, msg string, wait time.Duration) {
+	var buf bytes.Buffer
+	secs := retryAfter(wait)
+	if err := pages.ExecuteTemplate(&buf, "error", map[string]any{"Status": status, "Message": msg, "Text": http.StatusText(status),
+		"Refresh": secs}); err != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
 

@@ -27,6 +27,10 @@ type Store interface {
 	RevokeEvalLinks(ctx context.Context, projectID int64, participant string) (int, error)
 	RevokeEvalStudyLink(ctx context.Context, projectID int64) (int, error)
 	BindEvalBrowser(ctx context.Context, projectID int64, participant, browser string) (bool, error)
+	MarkEvalPersonalLink(ctx context.Context, projectID int64, participant string) error
+	SetEvalRecruiting(ctx context.Context, projectID int64, open bool) error
+	EvictEvalStudy(ctx context.Context, projectID int64) (ev.Eviction, error)
+	EvalAssignedUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error)
 }
 
 // Options configure a Server.
@@ -38,8 +42,13 @@ type Options struct {
 	BaseURL string
 	// Secure is true when the server is reached over TLS (cookies are then Secure).
 	Secure bool
-	// Now is the sessions' clock (nil: time.Now).
+	// Now is the sessions' clock, and the rate limits' and reclaiming's (nil: time.Now).
 	Now func() time.Time
+	// Limits are the per-client rate limits (nil: DefaultLimits).
+	Limits *Limits
+	// ReclaimEvery is how often held units past their time limit are looked for (0: every
+	// ten seconds; negative: never, the caller calls Reclaim).
+	ReclaimEvery time.Duration
 	// Bots makes a model's bot (nil: from the project's definitions).
 	Bots func(model string, spec ev.BotSpec) (ev.Bot, error)
 	// OnChange is called, off any UI goroutine, after a participant's page changed.
@@ -57,6 +66,11 @@ type Server struct {
 
 	mu     sync.Mutex
 	people map[string]*participant
+	// reclaimed are participants whose unit the server gave back while they were away: their
+	// next sign-in says so.
+	reclaimed map[string]bool
+
+	signIns, failures *limiter
 }
 
 // participant is a participant's session on the server: the study session, guarded by its
@@ -75,6 +89,9 @@ type participant struct {
 	lastSeen time.Time
 	via      string
 	err      string
+	// conflicts counts the other browsers refused this id, the last at conflictAt.
+	conflicts  int
+	conflictAt time.Time
 }
 
 // New prepares a server for a project: the project's serving secret is read (made on first
@@ -94,8 +111,20 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, sign: signer{secret: sv.Secret, projectID: opts.Project.ID}, people: map[string]*participant{}}
+	limits := DefaultLimits
+	if opts.Limits != nil {
+		limits = *opts.Limits
+	}
+	s := &Server{opts: opts, sign: signer{secret: sv.Secret, projectID: opts.Project.ID}, people: map[string]*participant{},
+		reclaimed: map[string]bool{}, signIns: newLimiter(limits.SignIn, opts.Now), failures: newLimiter(limits.BadToken, opts.Now)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if opts.ReclaimEvery >= 0 {
+		every := opts.ReclaimEvery
+		if every == 0 {
+			every = defaultReclaimEvery
+		}
+		go s.reclaimLoop(every)
+	}
 	return s, nil
 }
 
@@ -121,6 +150,9 @@ func (s *Server) Close() {
 func (s *Server) Link(ctx context.Context, worker, assignment string) (string, error) {
 	if err := checkID(worker, "participant id"); err != nil || worker == "" {
 		return "", fmt.Errorf("participant id %q: %v", worker, err)
+	}
+	if err := s.opts.Store.MarkEvalPersonalLink(ctx, s.opts.Project.ID, worker); err != nil {
+		return "", err
 	}
 	l, err := s.opts.Store.EvalLink(ctx, s.opts.Project.ID, worker)
 	if err != nil {
@@ -175,6 +207,8 @@ type RosterEntry struct {
 	Screening string
 	Done      int
 	Error     string
+	// Conflict says that other browsers tried this participant's id (and were refused).
+	Conflict string
 }
 
 // connectedWithin is how recent a browser's last request must be for it to count as connected
@@ -197,13 +231,13 @@ func (s *Server) Roster(ctx context.Context) ([]RosterEntry, error) {
 		people = append(people, p)
 	}
 	s.mu.Unlock()
-	now := time.Now()
+	now := s.opts.Now()
 	passed, block := s.opts.Project.PassedName(), s.opts.Project.BlockName()
 	var out []RosterEntry
 	for _, p := range people {
 		p.mu.Lock()
 		e := RosterEntry{Name: p.name, LastSeen: p.lastSeen, Via: p.via, Error: p.err,
-			Connected: now.Sub(p.lastSeen) < connectedWithin}
+			Connected: !p.lastSeen.IsZero() && now.Sub(p.lastSeen) < connectedWithin, Conflict: conflictNote(p.conflicts, p.conflictAt)}
 		if p.sess != nil {
 			e.Where = where(p.sess.View())
 			e.Unit = p.sess.Unit().ID
@@ -278,11 +312,27 @@ func (s *Server) person(ctx context.Context, worker, via string) (*participant, 
 	s.mu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.lastSeen = time.Now()
+	p.lastSeen = s.opts.Now()
+	if p.via == "" {
+		p.via = via
+	}
 	if p.sess == nil {
 		sess := session.New(s.opts.Store, s.opts.Project)
 		sess.Now, sess.Bots = s.opts.Now, s.opts.Bots
-		if err := sess.SignIn(ctx, worker); err != nil {
+		s.mu.Lock()
+		away := s.reclaimed[worker]
+		delete(s.reclaimed, worker)
+		s.mu.Unlock()
+		var err error
+		if away { // their unit went back to the pool while they were away: say so first
+			title, text := startText(s.opts.Project)
+			if err = sess.SignInToStart(ctx, worker, title, text); err == nil && sess.Screen() == session.ScreenMessage {
+				sess.TimedOutAway()
+			}
+		} else {
+			err = sess.SignIn(ctx, worker)
+		}
+		if err != nil {
 			p.err = err.Error()
 			return nil, err
 		}

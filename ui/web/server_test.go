@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -290,17 +291,31 @@ func TestManyParticipantsAtOnce(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		names = append(names, "p"+itoa(i))
 	}
+	var mu sync.Mutex
+	started := map[string][]int{}
 	for _, n := range names {
-		for k := 0; k < 2; k++ { // two browsers of the same participant at the same moment
+		for k := 0; k < 2; k++ { // two browsers of the same participant pressing Start at the same moment
 			wg.Add(1)
-			go func(n string) {
+			go func(c *client) {
 				defer wg.Done()
-				c := h.participant(n)
-				c.open()
-			}(n)
+				status := c.lastStatus
+				if c.openOnly(); c.lastStatus == http.StatusOK { // the other may have started already
+					status, _ = c.post(vals("do", "start"))
+				} else {
+					status = c.lastStatus
+				}
+				mu.Lock()
+				started[n] = append(started[n], status)
+				mu.Unlock()
+			}(h.participant(n))
 		}
 	}
 	wg.Wait()
+	for n, st := range started { // the id is bound to one of the two browsers; the other is refused
+		if slices.Sort(st); len(st) != 2 || st[0] != http.StatusOK || st[1] != http.StatusForbidden {
+			t.Errorf("%s's two browsers: %v, want one 200 and one 403", n, st)
+		}
+	}
 	units, err := h.st.EvalUnits(context.Background(), h.proj.ID)
 	if err != nil {
 		t.Fatal(err)

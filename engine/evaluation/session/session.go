@@ -179,6 +179,36 @@ func (s *Session) SignIn(ctx context.Context, name string) error {
 	return s.Continue(ctx)
 }
 
+// SignInToStart signs a participant in without handing out a unit: their open unit resumes
+// where they stopped; with none, a start page (title, text and a Start button) waits, and its
+// Continue hands out the next unit. A served study's entrants start here, so that opening a
+// link holds no unit.
+func (s *Session) SignInToStart(ctx context.Context, name, title, text string) error {
+	p, err := s.st.EvalSignIn(ctx, s.project.ID, name)
+	if err != nil {
+		return err
+	}
+	s.SignOut()
+	s.participant = p
+	u, ok, err := s.st.EvalOpenUnit(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return s.openUnit(ctx, u)
+	}
+	s.showMessage(title, text, true)
+	s.button = "Start"
+	return nil
+}
+
+// TimedOutAway shows that the participant's unit timed out while they were away (the server
+// gave it back at its limit): Continue starts a fresh one.
+func (s *Session) TimedOutAway() {
+	s.showMessage("Timed out", fmt.Sprintf("You took too long to respond (%s), and your unit timed out while you were away: "+
+		"it went back to the pool and its answers were dropped. Continue to start a fresh one.", pageLimit(s.project.Def().Settings)), true)
+}
+
 // Continue resumes the participant's open unit, or starts the next one; with none left it
 // shows why.
 func (s *Session) Continue(ctx context.Context) error {
@@ -213,7 +243,7 @@ func (s *Session) nextUnit(ctx context.Context) (ev.UnitRecord, *ev.Refusal, err
 
 func (s *Session) showMessage(title, text string, more bool) {
 	s.Close()
-	s.screen, s.title, s.text, s.more, s.refusal = ScreenMessage, title, text, more, ""
+	s.screen, s.title, s.text, s.more, s.refusal, s.button = ScreenMessage, title, text, more, "", ""
 	s.train, s.notice, s.timedOut = nil, "", false
 	s.disarm()
 }
