@@ -24,7 +24,8 @@ import (
 //     requests with a token that is not valid (429 with Retry-After); a participant already
 //     signed in is never limited;
 //   - at most Settings.MaxEntrants study-link participants are in progress at once (503 with
-//     Retry-After beyond), and an entrant holds a unit only once they press Start;
+//     Retry-After beyond), a quarter of them from one address (429), and an entrant holds a
+//     unit only once they press Start;
 //   - units whose time limit passed go back to the pool on the server's own clock (reclaim.go).
 
 // Limits are the per-client rate limits: a client may make Burst requests of a kind at once,
@@ -143,12 +144,8 @@ func retryAfter(d time.Duration) string {
 // entrantsFull is how long a new entrant is told to wait when the study is full.
 const entrantsFull = 30 * time.Second
 
-// atStartWithin is how long an entrant on the start page (holding no unit yet) counts as in
-// progress.
-const atStartWithin = 2 * time.Minute
-
 // maxEntrants is the cap on study-link participants in progress: the project's setting, else
-// the study's number of units (collection studies: the conversations it needs, at least 10).
+// the study's number of units, at least 10.
 func (s *Server) maxEntrants() int {
 	def := s.opts.Project.Def()
 	if n := def.Settings.MaxEntrants; n > 0 {
@@ -163,9 +160,9 @@ func (s *Server) maxEntrants() int {
 	return max(n, 10)
 }
 
-// entrantsInProgress counts the study-link participants who hold a unit, or came to the
-// start page a short while ago.
-func (s *Server) entrantsInProgress(now time.Time) int {
+// entrantsInProgress counts the study-link participants working on a unit (a page, a chat,
+// the training): all of them, and those who started from client addr.
+func (s *Server) entrantsInProgress(addr string) (all, fromAddr int) {
 	s.mu.Lock()
 	people := make([]*participant, 0, len(s.people))
 	for _, p := range s.people {
@@ -174,21 +171,26 @@ func (s *Server) entrantsInProgress(now time.Time) int {
 		}
 	}
 	s.mu.Unlock()
-	n := 0
 	for _, p := range people {
 		p.mu.Lock()
 		if p.sess != nil {
-			switch v := p.sess.View(); {
-			case v.Screen == session.ScreenPage || v.Screen == session.ScreenChat || v.Screen == session.ScreenTraining:
-				n++
-			case v.Screen == session.ScreenMessage && v.More && now.Sub(p.lastSeen) < atStartWithin:
-				n++
+			if sc := p.sess.Screen(); sc == session.ScreenPage || sc == session.ScreenChat || sc == session.ScreenTraining {
+				all++
+				if p.addr == addr {
+					fromAddr++
+				}
 			}
 		}
 		p.mu.Unlock()
 	}
-	return n
+	return all, fromAddr
 }
+
+// perAddress is how many of the study link's participants in progress may have started from
+// one client address: a quarter of the cap, at least two. A script on one machine then cannot
+// take every unit, while a few people sharing an address (a household, an office) get in; a
+// classroom behind one address is better served by personal links, which are not capped.
+func perAddress(cap int) int { return max(2, cap/4) }
 
 // recruits decides whether the study link (of generation gen) takes new ids: recruitment
 // open, and the link the current one.
@@ -205,12 +207,18 @@ func recruits(sv ev.Serving, gen int) error {
 // admitNew decides whether a new id may start through the study link: the client within its
 // sign-in rate, and room in the study.
 func (s *Server) admitNew(r *http.Request) error {
-	if ok, retry := s.signIns.take(clientKey(r)); !ok {
+	addr := clientKey(r)
+	if ok, retry := s.signIns.take(addr); !ok {
 		return tooMany(retry, "too many people started from your network just now; this page tries again in a moment")
 	}
-	if s.entrantsInProgress(s.opts.Now()) >= s.maxEntrants() {
+	cap := s.maxEntrants()
+	all, here := s.entrantsInProgress(addr)
+	if here >= perAddress(cap) {
+		return tooMany(entrantsFull, "enough people from your network are taking part at the moment; this page tries again in a while")
+	}
+	if all >= cap {
 		return &errLimited{status: http.StatusServiceUnavailable, retry: entrantsFull,
-			msg: "the study is full at the moment; this page tries again in a moment"}
+			msg: "the study is full at the moment; this page tries again in a while"}
 	}
 	return nil
 }

@@ -126,6 +126,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, state, starting b
 	if err != nil {
 		return nil, id, "", err
 	}
+	if starting {
+		p.mu.Lock()
+		p.addr = clientKey(r)
+		p.mu.Unlock()
+	}
 	return p, id, browser, nil
 }
 

@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
@@ -29,11 +31,48 @@ type harness struct {
 	proj *session.Project
 	srv  *Server
 	ts   *httptest.Server
+	// clock, when set, is the server's clock (sessions, rate limits, reclaiming)
+	clock *testClock
+}
+
+// testClock is a clock a test moves.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// serveExampleClocked is serveExample on a clock the test moves.
+func serveExampleClocked(t *testing.T, config string, edit func(*ev.Project)) (*harness, *testClock) {
+	t.Helper()
+	clock := &testClock{t: time.Now()}
+	h := newHarness(t, config, edit)
+	h.clock = clock
+	h.start()
+	return h, clock
 }
 
 // serveExample imports the example project with a configuration, lets edit change it, and
 // serves it.
 func serveExample(t *testing.T, config string, edit func(*ev.Project)) *harness {
+	t.Helper()
+	h := newHarness(t, config, edit)
+	h.start()
+	return h
+}
+
+func newHarness(t *testing.T, config string, edit func(*ev.Project)) *harness {
 	t.Helper()
 	p, _, err := ev.ImportOriginal(example, ev.ImportOptions{Config: config})
 	if err != nil {
@@ -56,9 +95,7 @@ func serveExample(t *testing.T, config string, edit func(*ev.Project)) *harness 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, st: st, proj: session.NewProject(id, "demo", saved)}
-	h.start()
-	return h
+	return &harness{t: t, st: st, proj: session.NewProject(id, "demo", saved)}
 }
 
 // start (re)starts the server on the harness's store, as a restart of the app would.
@@ -79,8 +116,11 @@ func (h *harness) start() {
 		h.ts.Listener.Close()
 		h.ts.Listener = ln
 	}
-	srv, err := New(context.Background(), Options{Store: h.st, Project: h.proj, BaseURL: "http://" + h.ts.Listener.Addr().String(),
-		Logf: h.t.Logf})
+	opts := Options{Store: h.st, Project: h.proj, BaseURL: "http://" + h.ts.Listener.Addr().String(), Logf: h.t.Logf}
+	if h.clock != nil {
+		opts.Now, opts.ReclaimEvery = h.clock.Now, -1 // the test reclaims
+	}
+	srv, err := New(context.Background(), opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -103,6 +143,15 @@ type client struct {
 func (h *harness) browser(link string) *client {
 	jar, _ := cookiejar.New(nil)
 	return &client{h: h, c: &http.Client{Jar: jar}, link: link}
+}
+
+// browserAt is a browser on another machine: its requests come from the loopback address ip
+// (127.0.0.2, …).
+func (h *harness) browserAt(link, ip string) *client {
+	c := h.browser(link)
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	c.c.Transport = &http.Transport{DialContext: d.DialContext}
+	return c
 }
 
 func (h *harness) participant(worker string) *client {

@@ -89,6 +89,9 @@ type participant struct {
 	lastSeen time.Time
 	via      string
 	err      string
+	// addr is the client address they started from (study link entrants are capped per
+	// address).
+	addr string
 	// conflicts counts the other browsers refused this id, the last at conflictAt.
 	conflicts  int
 	conflictAt time.Time
@@ -182,6 +185,46 @@ func (s *Server) StudyLink(ctx context.Context) (string, error) {
 func (s *Server) Revoke(ctx context.Context, worker string) error {
 	_, err := s.opts.Store.RevokeEvalLinks(ctx, s.opts.Project.ID, worker)
 	return err
+}
+
+// SetRecruiting opens or closes recruitment through the study link: closed, it admits no new
+// ids, and participants in progress finish.
+func (s *Server) SetRecruiting(ctx context.Context, open bool) error {
+	return s.opts.Store.SetEvalRecruiting(ctx, s.opts.Project.ID, open)
+}
+
+// Recruiting reports whether the study link admits new ids.
+func (s *Server) Recruiting(ctx context.Context) (bool, error) {
+	sv, err := s.opts.Store.EvalServing(ctx, s.opts.Project.ID)
+	return sv.Recruiting, err
+}
+
+// Evict ends the study link for everyone who came in through it, those in progress too: a new
+// link is signed, their sessions end, and the units they held go back to the pool (their
+// answers so far dropped; the answer log keeps them). Personal links are not affected.
+func (s *Server) Evict(ctx context.Context) (ev.Eviction, error) {
+	out, err := s.opts.Store.EvictEvalStudy(ctx, s.opts.Project.ID)
+	if err != nil {
+		return out, err
+	}
+	s.mu.Lock()
+	var gone []*participant
+	for name, p := range s.people {
+		if p.via == "study" {
+			gone = append(gone, p)
+			delete(s.people, name)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range gone {
+		p.mu.Lock()
+		if p.sess != nil {
+			p.sess.Close()
+		}
+		p.mu.Unlock()
+	}
+	s.changed()
+	return out, nil
 }
 
 func encodeOrdered(q url.Values, keys ...string) string {
