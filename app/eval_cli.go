@@ -59,7 +59,7 @@ func evalCommands() *command {
 			summary: "serve the study to participants' own browsers: one link per participant (the original's localhost:3008 links)",
 			setup:   interspersed(evalServeSetup), raw: true},
 		&command{name: "links", args: "PROJECT --participants ID,ID,… [--addr HOST:PORT]",
-			summary: "print each participant's link (with their next assignment); --study for crowdsourcing sites, --revoke ID",
+			summary: "print each participant's link (with their next assignment); --study for crowdsourcing sites (--close, --open recruitment, --evict everyone), --revoke ID",
 			setup:   interspersed(evalLinksSetup), raw: true},
 		&command{name: "bench-serve", args: "[--participants N] [--duration D] [--kill]",
 			summary: "load test of eval serve: N participants over loopback, answers/s, latencies, memory, nothing acknowledged lost",

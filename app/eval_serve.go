@@ -161,7 +161,10 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 	f.add(fs)
 	asCSV := fs.Bool("csv", false, "print CSV (participant, assignment, link)")
 	study := fs.Bool("study", false, "print the study link (for crowdsourcing sites, which append each participant's id)")
-	revoke := fs.String("revoke", "", "revoke a participant's links (`ID`) and print their new one; --study with it revokes the study link")
+	revoke := fs.String("revoke", "", "revoke a participant's links (`ID`) and print their new one; --study with it replaces the study link (participants in progress go on with the old one)")
+	closeRec := fs.Bool("close", false, "with --study: close recruitment (no new ids; participants in progress finish)")
+	openRec := fs.Bool("open", false, "with --study: open recruitment again")
+	evict := fs.Bool("evict", false, "with --study: end the study link for everyone who came in through it, those in progress too (their units go back to the pool, their answers so far are dropped; personal links are not affected)")
 	https := fs.Bool("https", false, "links start with https:// (the study is served with --tls-cert)")
 	return func(e *env, args []string) error {
 		ids, err := f.ids()
@@ -170,6 +173,12 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 		}
 		if len(ids) == 0 && !*study && *revoke == "" {
 			return usageErrorf("give --participants ID,ID,… (or --study, or --revoke ID)")
+		}
+		if (*closeRec || *openRec || *evict) && !*study {
+			return usageErrorf("--close, --open and --evict go with --study")
+		}
+		if *closeRec && *openRec {
+			return usageErrorf("--close and --open: choose one")
 		}
 		if !web.Loopback(f.addr) && !f.public && f.url == "" {
 			return fmt.Errorf("%s: %w", f.addr, web.ErrPublic)
@@ -181,6 +190,24 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
+		if *closeRec || *openRec {
+			if err := srv.SetRecruiting(ctx, *openRec); err != nil {
+				return err
+			}
+			if *openRec {
+				fmt.Fprintln(e.stderr, "Recruitment is open: the study link admits new participant ids.")
+			} else {
+				fmt.Fprintln(e.stderr, "Recruitment is closed: the study link admits no new participant ids; those in progress finish.")
+			}
+		}
+		if *evict {
+			out, err := srv.Evict(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "Evicted %d study-link participants; %d units they held went back to the pool (their answers so far dropped; the answer log keeps them). The study link below is the new one.\n",
+				out.Participants, out.Units)
+		}
 		if *revoke != "" {
 			if *study {
 				if _, err := st.RevokeEvalStudyLink(ctx, srv.ProjectID()); err != nil {

@@ -54,6 +54,21 @@ func TestEvalLinksAndServeRefusals(t *testing.T) {
 		!strings.HasPrefix(recs[1][2], "https://study.example.org/?token=") || !strings.HasPrefix(recs[2][2], "https://study.example.org/?worker_id=w2") {
 		t.Fatalf("csv: %+v %v", r, recs)
 	}
+	// Recruitment through the study link closes and opens again; evicting says what it did.
+	if r := runCLI(t, "--store", db, "eval", "links", "demo", "--study", "--close"); r.code != 0 || !strings.Contains(r.stderr, "Recruitment is closed") {
+		t.Fatalf("--close: %+v", r)
+	}
+	if r := runCLI(t, "--store", db, "eval", "links", "demo", "--study", "--open"); r.code != 0 || !strings.Contains(r.stderr, "Recruitment is open") {
+		t.Fatalf("--open: %+v", r)
+	}
+	r = runCLI(t, "--store", db, "eval", "links", "demo", "--study", "--evict")
+	if r.code != 0 || !strings.Contains(r.stderr, "Evicted 0 study-link participants; 0 units") || recs[1][2] == "" ||
+		strings.Contains(r.stdout, strings.TrimPrefix(recs[1][2], "https://study.example.org/")) {
+		t.Fatalf("--evict: %+v (the study link must change)", r)
+	}
+	if r := runCLI(t, "--store", db, "eval", "links", "demo", "--close"); r.code != 2 {
+		t.Fatalf("--close without --study: %+v", r)
+	}
 	for _, args := range [][]string{
 		{"eval", "serve", "demo", "--addr", "0.0.0.0:0"},
 		{"eval", "links", "demo", "--participants", "w1", "--addr", "0.0.0.0:3008"},

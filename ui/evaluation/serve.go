@@ -46,6 +46,8 @@ type serveTab struct {
 	public *widget.Check
 	url    *widget.Entry
 	reach  *widget.Label
+	// recruit opens and closes recruitment through the study link
+	recruit *widget.Check
 	toggle *widget.Button
 	status *widget.Label
 	study  *widget.Entry
@@ -171,6 +173,11 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.copyAllBtn.Disable() // until there are links
 	t.exportBtn.Disable()
 	copyStudy := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { t.copy(t.study.Text) })
+	t.recruit = widget.NewCheck("Take new participants through the study link", t.setRecruiting)
+	if sv, err := t.ws.store.EvalServing(t.ws.ctx(), t.op.info.ID); err == nil {
+		t.recruit.Checked = sv.Recruiting
+	}
+	evict := widget.NewButtonWithIcon("Evict everyone who came through it…", theme.CancelIcon(), t.confirmEvict)
 
 	// The task at hand stays in view: the address and Serve (with what serving is doing) on
 	// top, the participants' links and the roster side by side under it, each table with the
@@ -193,6 +200,7 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 		widget.NewForm(widget.NewFormItem("Links carry", t.url)), t.reach,
 		widget.NewLabel("Study link, for crowdsourcing sites (they append each participant's id):"),
 		container.NewBorder(nil, nil, nil, copyStudy, t.study),
+		t.recruit, recruitHint(), container.NewHBox(evict),
 		heading("At the end"), widget.NewLabel("Shown to a participant who has done some work and has nothing left:"),
 		end, container.NewHBox(saveEnd)))
 	t.side = container.NewAppTabs(container.NewTabItem("Roster", roster), container.NewTabItem("Study link and end", settings))

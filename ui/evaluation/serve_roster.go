@@ -78,6 +78,9 @@ func (t *serveTab) rosterCell(row, col int) string {
 		if e.Error != "" {
 			where += " (problem: " + e.Error + ")"
 		}
+		if e.Conflict != "" {
+			where += " (" + e.Conflict + ")"
+		}
 		return where
 	case 3:
 		return e.Screening

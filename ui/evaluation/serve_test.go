@@ -68,6 +68,18 @@ func TestServeTabServesAndShowsTheRoster(t *testing.T) {
 	if p, err := w.store.EvalProject(context.Background(), w.open.info.ID); err != nil || p.Settings.CompletionCode != "AGD-99" {
 		t.Fatalf("completion code not stored: %v", err)
 	}
+	// Recruitment through the study link closes (kept in the store) and opens again.
+	tab.recruit.SetChecked(false)
+	if sv, err := w.store.EvalServing(context.Background(), w.open.info.ID); err != nil || sv.Recruiting {
+		t.Fatalf("recruitment still open after unticking: %v", err)
+	}
+	tab.recruit.SetChecked(true)
+	// Evicting says what it did and replaces the study link.
+	before := tab.study.Text
+	tab.evict()
+	if tab.study.Text == before || !strings.Contains(tab.status.Text, "Evicted 0 study-link participants") {
+		t.Fatalf("after evicting: link %q (was %q), status %q", tab.study.Text, before, tab.status.Text)
+	}
 	// Stop ends the study: the link no longer answers.
 	uitest.TapButton(t, tab.root, "Stop")
 	if w.serving != nil {

@@ -130,6 +130,9 @@ func newBrowser(t *testing.T, link string) *webBrowser {
 	jar, _ := cookiejar.New(nil)
 	b := &webBrowser{t: t, c: &http.Client{Jar: jar}, link: link}
 	b.open()
+	if b.at == "start" { // the start page of a link not used yet: Start, as the participant would
+		b.post(url.Values{"do": {"start"}})
+	}
 	return b
 }
 
