@@ -316,10 +316,14 @@ func benchServe(e *env, dir string, n int, dur time.Duration, kill bool) error {
 					return
 				}
 				if strings.Contains(page, `data-screen="message"`) {
-					if !strings.Contains(page, `value="continue"`) {
+					do := "continue"
+					switch {
+					case strings.Contains(page, `value="start"`): // the link's start page
+						do = "start"
+					case !strings.Contains(page, `value="continue"`):
 						return // no more work
 					}
-					err = post(url.Values{"do": {"continue"}, "form": {fm[1]}, "at": {am[1]}})
+					err = post(url.Values{"do": {do}, "form": {fm[1]}, "at": {am[1]}})
 					if err == nil {
 						page, err = get()
 					}

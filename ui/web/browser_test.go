@@ -52,7 +52,11 @@ type page struct {
 	ctx context.Context
 }
 
-func newPage(t *testing.T, width, height int64) *page {
+func newPage(t *testing.T, width, height int64) *page { return openPage(t, width, height, false) }
+
+// openPage starts a browser; refusals expected says that requests the server refuses (403,
+// 429) are part of the test, so the browser's notes about them are not errors.
+func openPage(t *testing.T, width, height int64, refusalsExpected bool) *page {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.WindowSize(int(width), int(height)))
@@ -69,6 +73,9 @@ func newPage(t *testing.T, width, height int64) *page {
 		for m, err := range messages {
 			if err != nil {
 				return
+			}
+			if refusalsExpected && strings.Contains(m.String(), "Failed to load resource: the server responded with a status of 4") {
+				continue
 			}
 			if m.IsException() || m.Type == chromedp.ConsoleError {
 				t.Errorf("the page reported an error: %s", m)
@@ -402,5 +409,58 @@ func TestChatInABrowser(t *testing.T) {
 	}
 	if done != 1 {
 		t.Fatalf("%d units completed", done)
+	}
+}
+
+// A stranger in a second browser (a phone) tries each takeover and lock-out, and each fails,
+// while the participant in the first browser answers on: alice's own link forwarded, the study
+// link with alice's id, and new study-link ids from the stranger's address until the server
+// tells it to wait.
+func TestStrangerInASecondBrowser(t *testing.T) {
+	h := serveExample(t, "flags", noScreening)
+	link, _ := h.srv.Link(context.Background(), "alice", "")
+	study, _ := h.srv.StudyLink(context.Background())
+	alice := newPage(t, 1280, 900)
+	alice.begin(link)
+	alice.waitText("Signed in as alice")
+	stranger := openPage(t, 360, 800, true)
+	stranger.do("alice's link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#error-message")))
+	if txt := stranger.text(); !strings.Contains(txt, "alice is already in use in another browser") {
+		t.Fatalf("alice's link in a second browser shows: %s", txt)
+	}
+	stranger.shot("360-stranger-refused")
+	stranger.do("the study link with alice's id", chromedp.Navigate(study+"&PROLIFIC_PID=alice"), chromedp.WaitVisible(chromedp.CSS("#error-message")))
+	if txt := stranger.text(); !strings.Contains(txt, "personal link") {
+		t.Fatalf("the study link with alice's id shows: %s", txt)
+	}
+	waited := false
+	for i := 0; i < 12 && !waited; i++ {
+		stranger.do("a new id", chromedp.Navigate(fmt.Sprintf("%s&PROLIFIC_PID=stranger-%d", study, i)), chromedp.WaitVisible(chromedp.CSS("main")))
+		if stranger.at() != "start" {
+			t.Fatalf("a new id's link shows: %s", stranger.text())
+		}
+		stranger.do("Start", chromedp.Click(chromedp.CSS(`button[data-enter]`)))
+		for k := 0; k < 300; k++ {
+			txt := stranger.text()
+			if strings.Contains(txt, "Trying again in") || strings.Contains(txt, "try again in") {
+				waited = true
+				break
+			}
+			if strings.Contains(txt, "stranger-"+strconv.Itoa(i)) && stranger.at() != "start" && stranger.at() != "" {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !waited {
+		t.Fatalf("12 new ids from one browser were never told to wait: %s", stranger.text())
+	}
+	stranger.shot("360-stranger-waits")
+	// alice answers on
+	sels := truthSelectors(t, h, "alice")
+	if len(sels) == 0 {
+		alice.click(`input[data-kind]`)
+	} else {
+		alice.click(sels[0])
 	}
 }

@@ -209,16 +209,16 @@ func recruits(sv ev.Serving, gen int) error {
 func (s *Server) admitNew(r *http.Request) error {
 	addr := clientKey(r)
 	if ok, retry := s.signIns.take(addr); !ok {
-		return tooMany(retry, "too many people started from your network just now; this page tries again in a moment")
+		return tooMany(retry, "too many people started from your network just now")
 	}
 	cap := s.maxEntrants()
 	all, here := s.entrantsInProgress(addr)
 	if here >= perAddress(cap) {
-		return tooMany(entrantsFull, "enough people from your network are taking part at the moment; this page tries again in a while")
+		return tooMany(entrantsFull, "enough people from your network are taking part at the moment")
 	}
 	if all >= cap {
 		return &errLimited{status: http.StatusServiceUnavailable, retry: entrantsFull,
-			msg: "the study is full at the moment; this page tries again in a while"}
+			msg: "the study is full at the moment"}
 	}
 	return nil
 }
@@ -227,7 +227,7 @@ func (s *Server) admitNew(r *http.Request) error {
 // refusal is a 429.
 func (s *Server) badToken(r *http.Request, msg string) error {
 	if ok, retry := s.failures.take(clientKey(r)); !ok {
-		return tooMany(retry, "too many requests with links that are not valid came from your network; wait a moment")
+		return tooMany(retry, "too many requests with links that are not valid came from your network")
 	}
 	return refuse(http.StatusForbidden, msg)
 }

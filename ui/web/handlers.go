@@ -151,7 +151,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &he):
 		status, msg = he.status, he.msg
 	case errors.As(err, &lim):
-		status, msg = lim.status, lim.msg
+		status, msg = lim.status, lim.msg+"; please try again in "+retryAfter(lim.retry)+" seconds"
 		w.Header().Set("Retry-After", retryAfter(lim.retry))
 	case errors.As(err, &bl):
 		status, msg = http.StatusBadRequest, bl.Error()
@@ -176,7 +176,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	if lim != nil {
-		s.renderWait(w, status, msg, lim.retry)
+		s.renderWait(w, status, lim.msg+".", lim.retry)
 		return
 	}
 	s.renderError(w, status, msg)
