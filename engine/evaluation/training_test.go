@@ -143,3 +143,25 @@ func TestInstructionsNameTheSpeakers(t *testing.T) {
 		t.Errorf("collection: %q", got)
 	}
 }
+
+// Names put in read as English: capitalised at the start of a sentence, "you's" is "your";
+// on a collected conversation the turns' names are those its bubbles show.
+func TestSubstituteReadsAsEnglish(t *testing.T) {
+	x, y := TurnSpeakers(1, true)
+	for in, want := range map[string]string{
+		"SPEAKER_X shares a preference.":                  "Your partner shares a preference.",
+		"How does SPEAKER_X treat SPEAKER_Y's feelings?":  "How does your partner treat your feelings?",
+		"Is SPEAKER_X's reply polite? SPEAKER_Y asked it": "Is your partner's reply polite? You asked it",
+		"SPEAKER X stays":                                 "SPEAKER X stays",
+	} {
+		if got := Substitute(in, x, y); got != want {
+			t.Errorf("Substitute(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if x, y := TurnSpeakers(1, false); x != "Alex" || y != "Sam" {
+		t.Errorf("static annotation: %s, %s", x, y)
+	}
+	if x, y := TurnSpeakers(0, true); x != "you" || y != "your partner" {
+		t.Errorf("the participant's own turn: %s, %s", x, y)
+	}
+}
