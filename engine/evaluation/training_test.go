@@ -116,6 +116,7 @@ func TestDisplayName(t *testing.T) {
 		"grammar": "Interpretability", "mine": "Mine", "dialogue_ratings": "Dialogue ratings",
 		"quality_comparative": "Quality: comparison", "relevant_likert": "Relevant: rating",
 		"engaging_likert_turn": "Engaging: rating per turn", "consistency": "Consistency", "_": "_",
+		"emotion_comparative": "Emotion Aware: comparison", "my_own_likert": "My own: rating",
 	} {
 		if got := DisplayName(title); got != want {
 			t.Errorf("DisplayName(%q) = %q, want %q", title, got, want)
