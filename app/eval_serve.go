@@ -56,20 +56,24 @@ func (f *serveFlags) baseURL(tlsOn bool) string {
 	return scheme + "://" + f.addr
 }
 
-// studyServer opens a project for serving.
-func (e *env) studyServer(ctx context.Context, args []string, base string, secure bool) (*store.Store, *web.Server, error) {
+// studyServer opens a project for serving; name is the project's name (the argument may be
+// its id).
+func (e *env) studyServer(ctx context.Context, args []string, base string, secure bool) (st *store.Store, srv *web.Server, name string, err error) {
 	st, info, p, err := e.openEvalProjectDef(ctx, args, 1, "give the project")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	srv, err := web.New(ctx, web.Options{Store: st, Project: session.NewProject(info.ID, info.Name, p),
+	srv, err = web.New(ctx, web.Options{Store: st, Project: session.NewProject(info.ID, info.Name, p),
 		BaseURL: base, Secure: secure})
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	return st, srv, nil
+	return st, srv, info.Name, nil
 }
+
+// serveContext is the context eval serve runs in until it is interrupted (tests end it).
+var serveContext = interruptible
 
 func evalServeSetup(fs *flag.FlagSet) runFunc {
 	var f serveFlags
@@ -86,7 +90,7 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		ctx, stop := interruptible()
+		ctx, stop := serveContext()
 		defer stop()
 		if *code != "" || *doneURL != "" {
 			if err := e.setCompletion(ctx, args, *code, *doneURL); err != nil {
@@ -98,13 +102,13 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		base := web.BaseURL(ln, *cert != "", f.url)
-		st, srv, err := e.studyServer(ctx, args, base, *cert != "")
+		st, srv, name, err := e.studyServer(ctx, args, base, *cert != "")
 		if err != nil {
 			ln.Close()
 			return err
 		}
 		defer st.Close()
-		fmt.Fprintf(e.stdout, "Serving %q at %s\nReachable by %s.\n", args[0], base, web.Reach(ln.Addr().String()))
+		fmt.Fprintf(e.stdout, "Serving %q at %s\nReachable by %s.\n", name, base, web.Reach(ln.Addr().String()))
 		study, err := srv.StudyLink(ctx)
 		if err != nil {
 			return err
@@ -185,7 +189,7 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 		}
 		ctx, stop := interruptible()
 		defer stop()
-		st, srv, err := e.studyServer(ctx, args, f.baseURL(*https), *https)
+		st, srv, _, err := e.studyServer(ctx, args, f.baseURL(*https), *https)
 		if err != nil {
 			return err
 		}

@@ -273,9 +273,45 @@ func descendants(f Flow) []string {
 }
 
 // Substitute replaces SPEAKER_X and SPEAKER_Y for display (stored keys keep the raw text). The
-// variant "SPEAKER X" without underscore is left alone, as in the original.
+// variant "SPEAKER X" without underscore is left alone, as in the original. A name put in at
+// the start of a sentence starts with a capital ("your partner" → "Your partner"), and "you"
+// followed by "'s" becomes "your".
 func Substitute(text, x, y string) string {
-	return strings.NewReplacer("SPEAKER_X", x, "SPEAKER_Y", y).Replace(text)
+	if !strings.Contains(text, "SPEAKER_") {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		name := ""
+		switch {
+		case strings.HasPrefix(text[i:], "SPEAKER_X"):
+			name = x
+		case strings.HasPrefix(text[i:], "SPEAKER_Y"):
+			name = y
+		default:
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		i += len("SPEAKER_X")
+		if name == "you" && strings.HasPrefix(text[i:], "'s") {
+			name, i = "your", i+2
+		}
+		if sentenceStart(b.String()) && name != "" {
+			name = strings.ToUpper(name[:1]) + name[1:]
+		}
+		b.WriteString(name)
+	}
+	return b.String()
+}
+
+// sentenceStart reports whether text written so far ends where a sentence begins.
+func sentenceStart(before string) bool {
+	t := strings.TrimRight(before, " \t")
+	if t == "" || strings.HasSuffix(before, "\n") {
+		return true
+	}
+	return strings.ContainsAny(t[len(t)-1:], ".?!") && len(t) < len(before)
 }
 
 // FlowSpeakers returns the names substituted into flow questions and answers on a turn: the
@@ -285,6 +321,20 @@ func FlowSpeakers(agentIdx int) (x, y string) {
 		return "Sam", "Alex"
 	}
 	return "Alex", "Sam"
+}
+
+// TurnSpeakers returns the names put in for SPEAKER_X (the turn's speaker) and SPEAKER_Y (the
+// other) in whatever is shown on a turn: as FlowSpeakers in static annotation (Alex, the
+// chatbot, and Sam, the user), and on a collected conversation, whose turns are shown as
+// "Partner" and "You", "your partner" and "you".
+func TurnSpeakers(agentIdx int, collection bool) (x, y string) {
+	if !collection {
+		return FlowSpeakers(agentIdx)
+	}
+	if agentIdx == 0 {
+		return "you", "your partner"
+	}
+	return "your partner", "you"
 }
 
 // DialogueSpeakers returns the names substituted into dialogue-level Likert and comparative
@@ -307,7 +357,7 @@ func (t *AnnotationType) Instructions(collection bool) string {
 		if t.Indices == Even {
 			agent = 0
 		}
-		x, y = FlowSpeakers(agent)
+		x, y = TurnSpeakers(agent, collection)
 	}
 	return Substitute(t.Description, x, y)
 }

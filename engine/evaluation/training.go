@@ -7,8 +7,10 @@ import (
 )
 
 // DisplayName is the name pages and headings use for a type title: the original's names for
-// its built-in types, else the title made readable ("dialogue_ratings" is "Dialogue ratings",
-// "quality_comparative" is "Quality: comparison"); the title itself stays the storage key.
+// its built-in types, the label of a catalogue dimension for its types ("emotion_likert" is
+// "Emotion Aware: rating"), else the title made readable ("dialogue_ratings" is "Dialogue
+// ratings", "quality_comparative" is "Quality: comparison"); the title itself stays the
+// storage key.
 func DisplayName(title string) string {
 	switch title {
 	case "grammar":
@@ -35,6 +37,16 @@ func DisplayName(title string) string {
 		if s, ok := strings.CutSuffix(title, k.suffix); ok && s != "" {
 			stem, kind = s, k.kind
 			break
+		}
+	}
+	if kind != "" {
+		// A catalogue dimension's types are named by the dimension's label ("Emotion Aware").
+		if c, err := Catalogue(); err == nil {
+			for _, d := range c.Dimensions {
+				if d.Stem == stem && d.Label != "" {
+					return d.Label + ": " + kind
+				}
+			}
 		}
 	}
 	words := strings.Join(strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }), " ")

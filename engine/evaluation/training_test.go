@@ -116,6 +116,7 @@ func TestDisplayName(t *testing.T) {
 		"grammar": "Interpretability", "mine": "Mine", "dialogue_ratings": "Dialogue ratings",
 		"quality_comparative": "Quality: comparison", "relevant_likert": "Relevant: rating",
 		"engaging_likert_turn": "Engaging: rating per turn", "consistency": "Consistency", "_": "_",
+		"emotion_comparative": "Emotion Aware: comparison", "my_own_likert": "My own: rating",
 	} {
 		if got := DisplayName(title); got != want {
 			t.Errorf("DisplayName(%q) = %q, want %q", title, got, want)
@@ -141,5 +142,27 @@ func TestInstructionsNameTheSpeakers(t *testing.T) {
 	d := &AnnotationType{Display: LikertDialogue, Description: "How does SPEAKER_X treat SPEAKER_Y?"}
 	if got := d.Instructions(true); got != "How does your partner treat you?" {
 		t.Errorf("collection: %q", got)
+	}
+}
+
+// Names put in read as English: capitalised at the start of a sentence, "you's" is "your";
+// on a collected conversation the turns' names are those its bubbles show.
+func TestSubstituteReadsAsEnglish(t *testing.T) {
+	x, y := TurnSpeakers(1, true)
+	for in, want := range map[string]string{
+		"SPEAKER_X shares a preference.":                  "Your partner shares a preference.",
+		"How does SPEAKER_X treat SPEAKER_Y's feelings?":  "How does your partner treat your feelings?",
+		"Is SPEAKER_X's reply polite? SPEAKER_Y asked it": "Is your partner's reply polite? You asked it",
+		"SPEAKER X stays":                                 "SPEAKER X stays",
+	} {
+		if got := Substitute(in, x, y); got != want {
+			t.Errorf("Substitute(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if x, y := TurnSpeakers(1, false); x != "Alex" || y != "Sam" {
+		t.Errorf("static annotation: %s, %s", x, y)
+	}
+	if x, y := TurnSpeakers(0, true); x != "you" || y != "your partner" {
+		t.Errorf("the participant's own turn: %s, %s", x, y)
 	}
 }

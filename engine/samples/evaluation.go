@@ -267,3 +267,6 @@ func writeEvaluation(dir string) error {
 	}
 	return os.WriteFile(filepath.Join(dir, EvaluationFile), data, 0o644)
 }
+
+// EvaluationProject is the Evaluation sample's project, as its file holds it.
+func EvaluationProject() (*ev.Project, error) { return evalProject() }

@@ -3,6 +3,7 @@ package evaluation
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"strconv"
 
 	"fyne.io/fyne/v2"
@@ -29,6 +30,8 @@ type evalPage struct {
 	ans        *ev.Answers
 	positions  []int
 	collection bool
+	// words are the page's texts as the engine words them (types and speakers named).
+	words *session.Page
 
 	// onEdit applies an answer (the session validates it, changes ans and saves it); it
 	// reports whether the answer was taken.
@@ -78,6 +81,7 @@ type evalSlot struct {
 
 func newEvalPage(win fyne.Window, dp *ev.Datapoint, typ *ev.AnnotationType, ans *ev.Answers, collection bool) *evalPage {
 	p := &evalPage{win: win, dp: dp, typ: typ, ans: ans, collection: collection,
+		words: &session.Page{Datapoint: dp, Type: typ, Answers: ans, Collection: collection, Feedback: -1},
 		boxes: map[int]*fyne.Container{}, frames: map[int]*widgets.ThemeFill{}, choices: map[int][]func(){},
 		bubbles: map[int]fyne.CanvasObject{}, opened: map[int]bool{},
 		scaleFrames: map[evalSlot]*widgets.ThemeFill{}, scaleRadios: map[evalSlot]*widget.RadioGroup{}}
@@ -284,8 +288,7 @@ func (p *evalPage) fillTurn(pos int, t ev.Turn) {
 	var objs []fyne.CanvasObject
 	switch {
 	case p.typ.Display.IsFlow():
-		x, y := ev.FlowSpeakers(t.AgentIdx())
-		flow := p.flowObjects(p.typ.Flow, ta, pos, t, x, y)
+		flow := p.flowObjects(p.typ.Flow, ta, pos, t)
 		if p.typ.Display.Collapsible() {
 			item := widget.NewAccordionItem(fmt.Sprintf("Turn %d", pos), container.NewVBox(flow...))
 			item.Open = p.flowOpen(pos)
@@ -295,7 +298,7 @@ func (p *evalPage) fillTurn(pos int, t ev.Turn) {
 		}
 	case p.typ.Display == ev.Multiselect:
 		if p.typ.Question != "" {
-			objs = append(objs, widget.NewLabelWithStyle(p.typ.Question, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+			objs = append(objs, widget.NewLabelWithStyle(p.words.TurnText(pos, p.typ.Question), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		}
 		selected := map[string]bool{}
 		for _, v := range ta.List(p.typ.LabelsKey()) {
@@ -306,7 +309,7 @@ func (p *evalPage) fillTurn(pos int, t ev.Turn) {
 				continue
 			}
 			c := c
-			chk := widget.NewCheck(c.Label, nil)
+			chk := widget.NewCheck(p.words.TurnText(pos, c.Label), nil)
 			chk.Checked = selected[c.Value]
 			chk.OnChanged = func(on bool) { p.toggleLabel(pos, t, c.Value, on) }
 			p.disableUnlessEditable(pos, chk)
@@ -315,7 +318,7 @@ func (p *evalPage) fillTurn(pos int, t ev.Turn) {
 		}
 	case p.typ.Display == ev.LikertTurn:
 		for i, sc := range p.typ.Scales {
-			objs = append(objs, p.scaleRow(pos, i, sc.Question, ta.String(sc.Label), func(v int) {
+			objs = append(objs, p.scaleRow(pos, i, p.words.TurnText(pos, sc.Question), ta.String(sc.Label), func(v int) {
 				p.edit(session.Edit{Turn: pos, Kind: session.EditScale, Key: sc.Label, Value: strconv.Itoa(v)})
 			}))
 		}
@@ -324,7 +327,7 @@ func (p *evalPage) fillTurn(pos int, t ev.Turn) {
 		l.Importance = widget.LowImportance
 		objs = append(objs, l)
 		for i, c := range p.typ.Choices {
-			objs = append(objs, p.scaleRow(pos, i, c.Label, ta.String(c.Value), func(v int) {
+			objs = append(objs, p.scaleRow(pos, i, p.words.TurnText(pos, c.Label), ta.String(c.Value), func(v int) {
 				p.edit(session.Edit{Turn: pos, Kind: session.EditScale, Key: c.Value, Value: strconv.Itoa(v)})
 			}))
 		}
@@ -339,34 +342,41 @@ func (p *evalPage) refreshDialogueWidget() {
 	if p.dialogueBox == nil {
 		return
 	}
-	x, y := ev.DialogueSpeakers(p.collection)
 	var objs []fyne.CanvasObject
 	switch p.typ.Display {
 	case ev.LikertDialogue:
 		for i, sc := range p.typ.Scales {
-			objs = append(objs, p.scaleRow(-1, i, ev.Substitute(sc.Question, x, y), p.ans.Likert[sc.Label], func(v int) {
+			objs = append(objs, p.scaleRow(-1, i, p.words.DialogueText(sc.Question), p.ans.Likert[sc.Label], func(v int) {
 				p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: sc.Label, Value: strconv.Itoa(v)})
 			}))
 		}
 	case ev.Comparative:
-		q := widget.NewLabelWithStyle(ev.Substitute(p.typ.Question, x, y), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		q := widget.NewLabelWithStyle(p.words.DialogueText(p.typ.Question), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		q.Wrapping = fyne.TextWrapWord
-		radio := widget.NewRadioGroup(p.typ.Comparisons, nil)
-		radio.Selected = p.ans.Comparative[p.typ.Question] // shown again after a re-render (quirk 8 fixed)
-		radio.OnChanged = func(s string) {
-			if s == "" {
-				return
+		// The options are shown with the speakers named and stored as they are.
+		labels := make([]string, len(p.typ.Comparisons))
+		for i, o := range p.typ.Comparisons {
+			labels[i] = p.words.DialogueText(o)
+		}
+		radio := widget.NewRadioGroup(labels, nil)
+		for i, o := range p.typ.Comparisons {
+			if p.ans.Comparative[p.typ.Question] == o { // shown again after a re-render (quirk 8 fixed)
+				radio.Selected = labels[i]
 			}
-			p.edit(session.Edit{Turn: -1, Kind: session.EditComparative, Value: s})
+		}
+		radio.OnChanged = func(s string) {
+			if i := slices.Index(labels, s); i >= 0 {
+				p.edit(session.Edit{Turn: -1, Kind: session.EditComparative, Value: p.typ.Comparisons[i]})
+			}
 		}
 		p.choices[-1] = nil
-		for _, o := range p.typ.Comparisons {
-			p.choices[-1] = append(p.choices[-1], func() { radio.SetSelected(o) })
+		for _, l := range labels {
+			p.choices[-1] = append(p.choices[-1], func() { radio.SetSelected(l) })
 		}
 		objs = append(objs, q, radio)
 	case ev.ForeachSelectDialogue:
 		if p.typ.Question != "" {
-			objs = append(objs, widget.NewLabelWithStyle(ev.Substitute(p.typ.Question, x, y), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+			objs = append(objs, widget.NewLabelWithStyle(p.words.DialogueText(p.typ.Question), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		}
 		grid := container.NewGridWithColumns(2)
 		for i, c := range p.typ.Choices {
@@ -381,7 +391,7 @@ func (p *evalPage) refreshDialogueWidget() {
 				p.moveFocus(i, false)
 				p.edit(session.Edit{Turn: -1, Kind: session.EditScale, Key: c.Label, Value: s})
 			}
-			grid.Add(container.NewBorder(nil, nil, widget.NewLabel(c.Label), nil, sel))
+			grid.Add(container.NewBorder(nil, nil, widget.NewLabel(p.words.DialogueText(c.Label)), nil, sel))
 		}
 		objs = append(objs, grid)
 	}

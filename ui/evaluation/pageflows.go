@@ -37,14 +37,14 @@ func (p *evalPage) flowOpen(pos int) bool {
 // flowObjects renders a question flow for one turn: radio questions as their (substituted)
 // text and a radio group, checkbox questions as their answers only; a chosen answer's
 // sub-flow appears indented below it.
-func (p *evalPage) flowObjects(flow ev.Flow, ta ev.TurnAnswers, pos int, t ev.Turn, x, y string) []fyne.CanvasObject {
+func (p *evalPage) flowObjects(flow ev.Flow, ta ev.TurnAnswers, pos int, t ev.Turn) []fyne.CanvasObject {
 	var out []fyne.CanvasObject
 	for _, q := range flow {
 		q := q
 		if q.Checkbox {
 			for _, a := range q.Answers {
 				a := a
-				chk := widget.NewCheck(ev.Substitute(a.Text, x, y), nil)
+				chk := widget.NewCheck(p.words.TurnText(pos, a.Text), nil)
 				chk.Checked = ta.String(q.Text) == a.Text
 				chk.OnChanged = func(on bool) {
 					kind := ev.ClickCheck
@@ -58,23 +58,23 @@ func (p *evalPage) flowObjects(flow ev.Flow, ta ev.TurnAnswers, pos int, t ev.Tu
 				out = append(out, chk)
 				if chk.Checked && len(a.Sub) > 0 {
 					out = append(out, container.NewBorder(nil, nil, indent(), nil,
-						container.NewVBox(p.flowObjects(a.Sub, ta, pos, t, x, y)...)))
+						container.NewVBox(p.flowObjects(a.Sub, ta, pos, t)...)))
 				}
 			}
 			continue
 		}
-		title := widget.NewLabelWithStyle(ev.Substitute(q.Text, x, y), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		title := widget.NewLabelWithStyle(p.words.TurnText(pos, q.Text), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		title.Wrapping = fyne.TextWrapWord
 		var head fyne.CanvasObject = title
 		if p.typ.Display.HelpIcons() {
-			help := widgets.NewTipButton("What this question means", theme.QuestionIcon(), func() { p.showHelp(q.Text, x, y) })
+			help := widgets.NewTipButton("What this question means", theme.QuestionIcon(), func() { p.showHelp(pos, q.Text) })
 			help.Importance = widget.LowImportance
 			head = container.NewBorder(nil, nil, nil, help, title)
 		}
 		out = append(out, head)
 		labels := make([]string, len(q.Answers))
 		for i, a := range q.Answers {
-			labels[i] = ev.Substitute(a.Text, x, y)
+			labels[i] = p.words.TurnText(pos, a.Text)
 		}
 		radio := widget.NewRadioGroup(labels, nil)
 		chosen := ta.String(q.Text)
@@ -99,7 +99,7 @@ func (p *evalPage) flowObjects(flow ev.Flow, ta ev.TurnAnswers, pos int, t ev.Tu
 		}
 		out = append(out, radio)
 		if len(sub) > 0 {
-			out = append(out, container.NewBorder(nil, nil, indent(), nil, container.NewVBox(p.flowObjects(sub, ta, pos, t, x, y)...)))
+			out = append(out, container.NewBorder(nil, nil, indent(), nil, container.NewVBox(p.flowObjects(sub, ta, pos, t)...)))
 		}
 	}
 	return out
@@ -112,25 +112,22 @@ func (p *evalPage) disableUnlessEditable(pos int, w fyne.Disableable) {
 }
 
 // showHelp shows the help for one question: its own help text, else the type's description.
-func (p *evalPage) showHelp(question, x, y string) {
+func (p *evalPage) showHelp(pos int, question string) {
 	if p.win == nil {
 		return
 	}
-	d := dialog.NewCustom(ev.Substitute(question, x, y), "Close", container.NewGridWrap(fyne.NewSize(480, 220),
-		container.NewVScroll(p.helpLabel(question, x, y))), p.win)
+	d := dialog.NewCustom(p.words.TurnText(pos, question), "Close", container.NewGridWrap(fyne.NewSize(480, 220),
+		container.NewVScroll(p.helpLabel(pos, question))), p.win)
 	d.Show()
 }
 
-// helpLabel is the help text of a question, speakers substituted.
-func (p *evalPage) helpLabel(question, x, y string) *widget.Label {
-	text := p.typ.Description
-	if q := p.typ.Flow.Find(question); q != nil && q.Help != "" {
-		text = q.Help
+// helpLabel is the help text of a question on turn pos, speakers named (session.Page.Help).
+func (p *evalPage) helpLabel(pos int, question string) *widget.Label {
+	q := ev.Question{Text: question}
+	if f := p.typ.Flow.Find(question); f != nil {
+		q = *f
 	}
-	if text == "" {
-		text = "This project has no description for " + p.typ.Title + "."
-	}
-	l := widget.NewLabel(ev.Substitute(text, x, y))
+	l := widget.NewLabel(p.words.Help(pos, q))
 	l.Wrapping = fyne.TextWrapWord
 	return l
 }

@@ -134,7 +134,7 @@ func (w *Workspace) editDescription(typeName string) {
 	entry := widget.NewMultiLineEntry()
 	entry.Wrapping = fyne.TextWrapWord
 	entry.SetText(t.Description)
-	entry.SetPlaceHolder("What participants read beside every page of " + t.Title + ": the labels and their definitions, with examples.")
+	entry.SetPlaceHolder("What participants read beside every page of " + ev.DisplayName(t.Title) + ": the labels and their definitions, with examples.")
 	entry.SetMinRowsVisible(14)
 	help := widget.NewLabel("Plain text; line breaks are kept. Participants read it beside every page of this type, on the desktop and in their browsers, " +
 		"with SPEAKER_X and SPEAKER_Y replaced by the speakers' names.")

@@ -3,7 +3,6 @@ package evaluation
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
@@ -73,14 +72,10 @@ func (s *evalSession) showPage(v session.View) {
 // first), its instructions and keys, and who is signed in.
 func (s *evalSession) sidePanel(pg *session.Page) fyne.CanvasObject {
 	t := pg.Type
-	title := widget.NewLabelWithStyle(ev.DisplayName(t.Title), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle(pg.TypeName(), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	title.Wrapping = fyne.TextWrapWord
-	text := t.Instructions(pg.Collection)
-	if strings.TrimSpace(text) == "" {
-		text = "This project gives no description of " + ev.DisplayName(t.Title) + "."
-	}
-	body := widget.NewLabel(text)
+	body := widget.NewLabel(pg.Instructions())
 	body.Wrapping = fyne.TextWrapWord
 	keys := widget.NewLabel(keyHelp(t))
 	keys.Wrapping = fyne.TextWrapWord

@@ -850,17 +850,17 @@ func TestEvalQuestionHelp(t *testing.T) {
 	dp := &ev.Datapoint{DialogueID: "d_botA", Turns: []ev.Turn{{Speaker: "user", Text: "I got a puppy!"}, {Speaker: "system", Text: "Nice."}}}
 	p := newEvalPage(nil, dp, rel, ev.NewAnswers(0), false)
 	x, y := ev.FlowSpeakers(1)
-	got := p.helpLabel(rel.Flow[0].Text, x, y).Text
+	got := p.helpLabel(1, rel.Flow[0].Text).Text
 	if !strings.Contains(got, "acknowledgement") || strings.Contains(got, "SPEAKER_") || !strings.Contains(got, y) {
 		t.Fatalf("help of the first question: %q", got)
 	}
-	if other := p.helpLabel(rel.Flow[1].Text, x, y).Text; other == got {
+	if other := p.helpLabel(1, rel.Flow[1].Text).Text; other == got {
 		t.Fatal("two questions show the same help")
 	}
 	plain := *rel
 	plain.Flow = ev.Flow{{Text: "Q?", Answers: []ev.FlowAnswer{{Text: "A"}}}}
 	p = newEvalPage(nil, dp, &plain, ev.NewAnswers(0), false)
-	if got := p.helpLabel("Q?", x, y).Text; got != ev.Substitute(rel.Description, x, y) {
+	if got := p.helpLabel(1, "Q?").Text; got != ev.Substitute(rel.Description, x, y) {
 		t.Fatalf("a question without help: %q", got)
 	}
 }

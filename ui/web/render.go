@@ -247,11 +247,8 @@ func studyTitle(p *session.Project) string {
 // every annotatable turn, and the dialogue-level questions.
 func buildPage(pg *session.Page) *pageView {
 	t := pg.Type
-	pv := &pageView{TypeTitle: ev.DisplayName(t.Title), Description: t.Instructions(pg.Collection), Keys: keyHelp(t),
+	pv := &pageView{TypeTitle: pg.TypeName(), Description: pg.Instructions(), Keys: keyHelp(t),
 		NextLabel: pg.NextLabel(), CanNext: pg.Complete(), Training: pg.Training, Progress: pg.Progress}
-	if strings.TrimSpace(pv.Description) == "" {
-		pv.Description = "This project gives no description of " + ev.DisplayName(t.Title) + "."
-	}
 	annot := map[int]bool{}
 	for _, pos := range pg.Positions {
 		annot[pos] = true
@@ -269,7 +266,7 @@ func buildPage(pg *session.Page) *pageView {
 		c := column{Title: title}
 		for pos, turn := range turns {
 			tv := turnView{Pos: pos, User: turn.AgentIdx() == 0, Text: turn.Text}
-			tv.Speaker = ev.SpeakerLabel(turn.AgentIdx(), pg.Collection)
+			tv.Speaker = pg.SpeakerLabel(turn.AgentIdx())
 			if annotated && annot[pos] {
 				tv.Annotated, tv.Editable = true, pg.Editable(pos)
 				tv.Collapsible, tv.Open = t.Display.Collapsible(), open[pos] || pg.Feedback == pos
@@ -337,7 +334,6 @@ func turnGroups(pg *session.Page, pos int, turn ev.Turn, editable bool) []group 
 	var out []group
 	switch {
 	case t.Display.IsFlow():
-		x, y := ev.FlowSpeakers(turn.AgentIdx())
 		// One keyboard stop per turn: every choice of the flow on show, in order.
 		var g group
 		g.Slot, g.Turn = fmt.Sprintf("t%d", pos), pos
@@ -348,7 +344,7 @@ func turnGroups(pg *session.Page, pos int, turn ev.Turn, editable bool) []group 
 				if q.Checkbox {
 					for _, a := range q.Answers {
 						on := ta.String(q.Text) == a.Text
-						g.Inputs = append(g.Inputs, input{Type: "checkbox", Name: name + shortHash(a.Text), Label: ev.Substitute(a.Text, x, y),
+						g.Inputs = append(g.Inputs, input{Type: "checkbox", Name: name + shortHash(a.Text), Label: pg.TurnText(pos, a.Text),
 							Checked: on, Disabled: disabled, Kind: string(session.EditFlow), Key: q.Text, Value: a.Text, Click: "check", Indent: indent})
 						if on && len(a.Sub) > 0 {
 							walk(a.Sub, indent+1)
@@ -358,20 +354,16 @@ func turnGroups(pg *session.Page, pos int, turn ev.Turn, editable bool) []group 
 				}
 				help := ""
 				if t.Display.HelpIcons() {
-					help = q.Help
-					if help == "" {
-						help = t.Description
-					}
-					help = ev.Substitute(help, x, y)
+					help = pg.Help(pos, q)
 				}
-				g.Inputs = append(g.Inputs, input{Type: "question", Label: ev.Substitute(q.Text, x, y), Help: help, Indent: indent})
+				g.Inputs = append(g.Inputs, input{Type: "question", Label: pg.TurnText(pos, q.Text), Help: help, Indent: indent})
 				chosen := ta.String(q.Text)
 				var sub ev.Flow
 				for _, a := range q.Answers {
 					if a.Text == chosen {
 						sub = a.Sub
 					}
-					g.Inputs = append(g.Inputs, input{Type: "radio", Name: name, Label: ev.Substitute(a.Text, x, y), Checked: a.Text == chosen,
+					g.Inputs = append(g.Inputs, input{Type: "radio", Name: name, Label: pg.TurnText(pos, a.Text), Checked: a.Text == chosen,
 						Disabled: disabled, Kind: string(session.EditFlow), Key: q.Text, Value: a.Text, Click: "radio", Indent: indent})
 				}
 				if len(sub) > 0 {
@@ -382,21 +374,21 @@ func turnGroups(pg *session.Page, pos int, turn ev.Turn, editable bool) []group 
 		walk(t.Flow, 0)
 		out = append(out, g)
 	case t.Display == ev.Multiselect:
-		g := group{Slot: fmt.Sprintf("t%d", pos), Turn: pos, Question: t.Question}
+		g := group{Slot: fmt.Sprintf("t%d", pos), Turn: pos, Question: pg.TurnText(pos, t.Question)}
 		selected := ta.List(t.LabelsKey())
 		for _, c := range t.ChoicesFor(turn.AgentIdx()) {
-			g.Inputs = append(g.Inputs, input{Type: "checkbox", Name: fmt.Sprintf("t%d-%s", pos, shortHash(c.Value)), Label: c.Label,
+			g.Inputs = append(g.Inputs, input{Type: "checkbox", Name: fmt.Sprintf("t%d-%s", pos, shortHash(c.Value)), Label: pg.TurnText(pos, c.Label),
 				Checked: slices.Contains(selected, c.Value), Disabled: disabled, Kind: string(session.EditLabel), Key: c.Value, Value: "on"})
 		}
 		out = append(out, g)
 	case t.Display == ev.LikertTurn:
 		for i, sc := range t.Scales {
-			out = append(out, group{Slot: fmt.Sprintf("t%d-s%d", pos, i), Turn: pos, Question: sc.Question, Anchors: anchors(t.LabelDetails),
+			out = append(out, group{Slot: fmt.Sprintf("t%d-s%d", pos, i), Turn: pos, Question: pg.TurnText(pos, sc.Question), Anchors: anchors(t.LabelDetails),
 				Inputs: scaleInputs(fmt.Sprintf("t%d-s%d", pos, i), pos, session.EditScale, sc.Label, ta.String(sc.Label), disabled)})
 		}
 	case t.Display == ev.ForeachSelect:
 		for i, c := range t.Choices {
-			out = append(out, group{Slot: fmt.Sprintf("t%d-s%d", pos, i), Turn: pos, Question: c.Label, Anchors: anchors(t.LabelDetails),
+			out = append(out, group{Slot: fmt.Sprintf("t%d-s%d", pos, i), Turn: pos, Question: pg.TurnText(pos, c.Label), Anchors: anchors(t.LabelDetails),
 				Inputs: scaleInputs(fmt.Sprintf("t%d-s%d", pos, i), pos, session.EditScale, c.Value, ta.String(c.Value), disabled)})
 		}
 	}
@@ -406,29 +398,28 @@ func turnGroups(pg *session.Page, pos int, turn ev.Turn, editable bool) []group 
 // dialogueGroups are the questions about the whole dialogue.
 func dialogueGroups(pg *session.Page) []group {
 	t := pg.Type
-	x, y := ev.DialogueSpeakers(pg.Collection)
 	disabled := pg.Feedback >= 0
 	var out []group
 	switch t.Display {
 	case ev.LikertDialogue:
 		for i, sc := range t.Scales {
-			out = append(out, group{Slot: fmt.Sprintf("d-s%d", i), Turn: -1, Question: ev.Substitute(sc.Question, x, y), Anchors: anchors(t.LabelDetails),
+			out = append(out, group{Slot: fmt.Sprintf("d-s%d", i), Turn: -1, Question: pg.DialogueText(sc.Question), Anchors: anchors(t.LabelDetails),
 				Inputs: scaleInputs(fmt.Sprintf("d-s%d", i), -1, session.EditScale, sc.Label, pg.Answers.Likert[sc.Label], disabled)})
 		}
 	case ev.ForeachSelectDialogue:
 		for i, c := range t.Choices {
-			q := c.Label
+			q := pg.DialogueText(c.Label)
 			if i == 0 && t.Question != "" {
-				q = ev.Substitute(t.Question, x, y) + " — " + c.Label
+				q = pg.DialogueText(t.Question) + " — " + q
 			}
 			out = append(out, group{Slot: fmt.Sprintf("d-s%d", i), Turn: -1, Question: q,
 				Inputs: scaleInputs(fmt.Sprintf("d-s%d", i), -1, session.EditScale, c.Label, pg.Answers.Ratings[c.Label], disabled)})
 		}
 	case ev.Comparative:
-		g := group{Slot: "d-c", Turn: -1, Question: ev.Substitute(t.Question, x, y)}
+		g := group{Slot: "d-c", Turn: -1, Question: pg.DialogueText(t.Question)}
 		chosen := pg.Answers.Comparative[t.Question]
 		for _, o := range t.Comparisons {
-			g.Inputs = append(g.Inputs, input{Type: "radio", Name: "d-c", Label: o, Checked: chosen == o, Disabled: disabled,
+			g.Inputs = append(g.Inputs, input{Type: "radio", Name: "d-c", Label: pg.DialogueText(o), Checked: chosen == o, Disabled: disabled,
 				Kind: string(session.EditComparative), Value: o})
 		}
 		out = append(out, g)

@@ -51,7 +51,7 @@ func (p *Page) Apply(e Edit) (key string, value any, err error) {
 	t := p.Type
 	if e.Turn >= 0 {
 		if !t.Display.TurnLevel() {
-			return "", nil, refuse("%s asks about the whole dialogue, not turn %d", t.Title, e.Turn)
+			return "", nil, refuse("%s asks about the whole dialogue, not turn %d", ev.DisplayName(t.Title), e.Turn)
 		}
 		if !slices.Contains(p.Positions, e.Turn) || e.Turn >= len(p.Datapoint.Turns) {
 			return "", nil, refuse("turn %d is not asked on this page", e.Turn)
@@ -60,7 +60,7 @@ func (p *Page) Apply(e Edit) (key string, value any, err error) {
 			return "", nil, refuse("only the highlighted turn can be corrected")
 		}
 	} else if e.Turn != -1 || t.Display.TurnLevel() {
-		return "", nil, refuse("%s asks about turns: the edit names no turn", t.Title)
+		return "", nil, refuse("%s asks about turns: the edit names no turn", ev.DisplayName(t.Title))
 	} else if p.Feedback >= 0 {
 		return "", nil, refuse("only the highlighted turn can be corrected")
 	}
@@ -98,7 +98,7 @@ func (p *Page) Apply(e Edit) (key string, value any, err error) {
 		switch t.Display {
 		case ev.LikertTurn, ev.LikertDialogue:
 			if !slices.ContainsFunc(t.Scales, func(s ev.Scale) bool { return s.Label == e.Key }) {
-				return "", nil, refuse("%q is not a scale of %s", e.Key, t.Title)
+				return "", nil, refuse("%q is not a scale of %s", e.Key, ev.DisplayName(t.Title))
 			}
 			if e.Turn >= 0 {
 				err = p.Answers.SetTurnLikert(e.Turn, p.Datapoint.Turns[e.Turn], e.Key, v)
@@ -107,16 +107,16 @@ func (p *Page) Apply(e Edit) (key string, value any, err error) {
 			}
 		case ev.ForeachSelect:
 			if !slices.ContainsFunc(t.Choices, func(c ev.Choice) bool { return c.Value == e.Key }) {
-				return "", nil, refuse("%q is not a choice of %s", e.Key, t.Title)
+				return "", nil, refuse("%q is not a choice of %s", e.Key, ev.DisplayName(t.Title))
 			}
 			err = p.Answers.SetTurnLikert(e.Turn, p.Datapoint.Turns[e.Turn], e.Key, v)
 		case ev.ForeachSelectDialogue:
 			if !slices.ContainsFunc(t.Choices, func(c ev.Choice) bool { return c.Label == e.Key }) {
-				return "", nil, refuse("%q is not a choice of %s", e.Key, t.Title)
+				return "", nil, refuse("%q is not a choice of %s", e.Key, ev.DisplayName(t.Title))
 			}
 			err = p.Answers.SetRating(e.Key, v)
 		default:
-			return "", nil, refuse("%s has no 1-5 scales", t.Title)
+			return "", nil, refuse("%s has no 1-5 scales", ev.DisplayName(t.Title))
 		}
 		if err != nil {
 			return "", nil, refuse("%v", err)
@@ -158,7 +158,7 @@ func (p *Page) Apply(e Edit) (key string, value any, err error) {
 	default:
 		return "", nil, refuse("unknown kind of answer %q", string(e.Kind))
 	}
-	return "", nil, refuse("%s (%s) takes no %s answers", t.Title, t.Display, e.Kind)
+	return "", nil, refuse("%s takes no %s answers", ev.DisplayName(t.Title), e.Kind)
 }
 
 // flowShows says whether a flow question is on show for a turn's answers: a top-level

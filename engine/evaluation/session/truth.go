@@ -40,7 +40,7 @@ func DescribeTruth(typ *ev.AnnotationType, dp *ev.Datapoint, t *ev.Truth, pos in
 				label := val
 				for _, c := range typ.Choices {
 					if c.Value == val {
-						label = c.Label
+						label = ev.Substitute(c.Label, x, y)
 					}
 				}
 				labels = append(labels, label)

@@ -51,7 +51,8 @@ type Page struct {
 	// Training is true on a training page.
 	Training bool
 	// Feedback is the turn under correction on a training feedback page (-1: none); only it
-	// takes answers. Explanation and Correct are its explanation and correct selection.
+	// takes answers. Explanation and Correct are its explanation (the speakers named) and
+	// correct selection.
 	Feedback    int
 	Explanation string
 	Correct     *ev.Truth
@@ -125,7 +126,8 @@ func (s *Session) Page() *Page {
 		p.Progress = s.train.Message()
 		if s.train.Step == ev.StepFeedback {
 			if pos, why, correct, ok := s.train.FeedbackTurn(); ok {
-				p.Feedback, p.Explanation, p.Correct = pos, why, correct
+				p.Feedback, p.Correct = pos, correct
+				p.Explanation = p.TurnText(pos, why)
 			}
 		}
 	} else {
