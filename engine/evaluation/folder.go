@@ -128,6 +128,32 @@ func (s ConfigSummary) String() string {
 	return what
 }
 
+// DescribeOriginalConfigs says what each configuration of a project folder (or of the
+// repository holding it) is, in the order of OriginalConfigs.
+func DescribeOriginalConfigs(dir string) ([]ConfigSummary, error) {
+	base, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := FindOriginalProject(base)
+	if errors.Is(err, errNoProjectFolder) {
+		root, err = base, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	names, err := OriginalConfigs(root)
+	if err != nil {
+		return nil, err
+	}
+	im := &importer{root: root, base: base, rep: &ImportReport{}, used: map[string]string{}}
+	out := make([]ConfigSummary, 0, len(names))
+	for _, n := range names {
+		out = append(out, im.study(n, configFile(root, n)).ConfigSummary)
+	}
+	return out, nil
+}
+
 // studyFiles is one configuration of the folder: its summary and the files it names.
 type studyFiles struct {
 	ConfigSummary
@@ -346,7 +372,10 @@ func (im *importer) accountFiles() {
 		switch into, read := im.used[rel]; {
 		case read:
 			e.Status, e.Note = FileRead, into
-			if len(configs) > 0 {
+			switch {
+			case len(configs) > 4:
+				e.Note += fmt.Sprintf("; also named by %d other configurations", len(configs))
+			case len(configs) > 0:
 				e.Note += "; also named by " + strings.Join(configs, ", ")
 			}
 		case len(mine[rel]) > 0:
@@ -429,14 +458,14 @@ func ignoredFileReason(rel, project string) string {
 	case ext == ".csv" || ext == ".tsv" || ext == ".xlsx" || ext == ".xls" || ext == ".parquet" || ext == ".pkl" ||
 		inDir("analysis", "results", "stats", "outputs") && (ext == ".json" || ext == ".txt"):
 		return "an analysis table or result file: not part of the project (answers come in with `eval import-results`)"
+	case ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".gif" || ext == ".svg" || ext == ".mp3" || ext == ".wav":
+		return "an image or sound: not used by the project"
 	case ext == ".py" || ext == ".js" || ext == ".jsx" || ext == ".ts" || ext == ".tsx" || ext == ".sh" ||
 		ext == ".html" || ext == ".css" || ext == ".ipynb" || base == "package.json" || base == "package-lock.json" ||
 		inDir("node_modules", "frontend", "webapp", "server"):
 		return "the original's code: the app has its own"
 	case ext == ".md" || ext == ".rst" || ext == ".pdf" || strings.HasPrefix(base, "license") || strings.HasPrefix(base, "readme"):
 		return "documentation"
-	case ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".gif" || ext == ".svg" || ext == ".mp3" || ext == ".wav":
-		return "an image or sound of the original's web page: not used by the project"
 	case outside:
 		return "outside the project folder (" + project + ") and named by no configuration"
 	case ext == ".txt":

@@ -124,6 +124,10 @@ func TestImportWholeOriginalRepository(t *testing.T) {
 	if dir, err := FindOriginalProject(repo); err != nil || dir != filepath.Join(repo, "study") {
 		t.Fatalf("project folder %q %v", dir, err)
 	}
+	if sums, err := DescribeOriginalConfigs(repo); err != nil || len(sums) != 3 || sums[2].Name != "pairs" ||
+		sums[2].Data != "study/task_config/task_data/pairs.jsonl" || sums[2].TaskName != "pairs_local" || sums[2].Collection {
+		t.Fatalf("configurations described: %+v %v", sums, err)
+	}
 	// no configuration named: the error lists them, with what each is
 	_, _, err = ImportOriginal(repo, ImportOptions{})
 	var choice *ConfigChoiceError

@@ -218,8 +218,8 @@ func countFiles(es []FileEntry) int {
 	return n
 }
 
-// foldEntries writes the entries one a line; more than 12 files of one folder with the same
-// note are one line for the folder (the entries themselves keep every file).
+// foldEntries writes the entries one a line; more than 12 files directly in one folder with the
+// same note are one line, "folder/* (n files): note" (the entries themselves keep every file).
 func foldEntries(es []FileEntry) []string {
 	type key struct{ dir, note string }
 	count := map[key]int{}
@@ -247,7 +247,7 @@ func foldEntries(es []FileEntry) []string {
 		}
 		if !done[k] {
 			done[k] = true
-			out = append(out, fmt.Sprintf("%s (%s): %s", k.dir, plural(count[k], "file"), k.note))
+			out = append(out, fmt.Sprintf("%s* (%s): %s", k.dir, plural(count[k], "file"), k.note))
 		}
 	}
 	return out
