@@ -313,13 +313,19 @@ func unusedKeyReason(key string) string {
 func (im *importer) accountFiles() {
 	// the files the other configurations name
 	others := map[string]map[string][]string{} // file → configuration → keys
+	broken := map[string]string{}              // configuration → why it cannot be read
 	if names, err := OriginalConfigs(im.root); err == nil {
 		for _, n := range names {
 			path := configFile(im.root, n)
 			if im.confPath != "" && sameFile(path, im.confPath) {
 				continue
 			}
-			for rel, keys := range im.study(n, path).files {
+			st := im.study(n, path)
+			if st.Err != "" {
+				broken[n] = st.Err
+				im.rep.add(Warning, im.rel(path), "", "another configuration, which cannot be read (%s): the files only it names are listed as ignored", st.Err)
+			}
+			for rel, keys := range st.files {
 				if others[rel] == nil {
 					others[rel] = map[string][]string{}
 				}
@@ -395,7 +401,11 @@ func (im *importer) accountFiles() {
 					}
 				}
 				if own {
-					parts = append(parts, "the configuration "+c)
+					if why := broken[c]; why != "" {
+						parts = append(parts, "the configuration "+c+" (it cannot be read: "+why+")")
+					} else {
+						parts = append(parts, "the configuration "+c)
+					}
 				}
 				if len(keys) > 0 {
 					parts = append(parts, strings.Join(keys, ", ")+" of "+c)

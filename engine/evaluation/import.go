@@ -17,8 +17,8 @@ import (
 
 // ImportOptions chooses what ImportOriginal reads.
 type ImportOptions struct {
-	// Config is the hydra configuration to use: a name in hydra_configs/conf ("flags" or
-	// "flags.yaml") or a path. Empty: the only configuration there, or none when the folder has
+	// Config is the hydra configuration to use: a name in the project folder's
+	// hydra_configs/conf ("flags" or "flags.yaml") or a path. Empty: the only configuration there, or none when the folder has
 	// none (conventional paths are used then). With several configurations one must be chosen
 	// (OriginalConfigs lists them).
 	Config string
@@ -245,10 +245,12 @@ func (c *yamlConf) interpolate(v string, depth int) (string, error) {
 // task_data/*.jsonl bundles and *_units.json, onboarding_data/*.json, gold_data/*.jsonl,
 // model_opts.yaml) and hydra_configs/conf/*.yaml. Paths in the configuration may use
 // ${task_dir} (the folder itself); paths from another machine are found by their task_config/…
-// tail. root may also be the task_config folder or a configuration file.
+// tail. root may also be the repository holding the project folder (FindOriginalProject), the
+// task_config folder or a configuration file.
 //
 // The report lists what was understood, what was ignored and why, and warnings on quirks of
-// the original that the imported project keeps. Any bad input fails the whole import with an
+// the original that the imported project keeps; its Files account for every file of root:
+// read, named by the folder's other configurations, or ignored. Any bad input fails the whole import with an
 // error naming the file and place; no partial project is returned.
 func ImportOriginal(root string, opts ImportOptions) (*Project, *ImportReport, error) {
 	root, err := filepath.Abs(root)

@@ -241,3 +241,27 @@ func copyTreeTo(t *testing.T, src, dst string) {
 	t.Helper()
 	conformance.CopyTree(t, src, dst)
 }
+
+// TestImportBesideABrokenConfiguration: another configuration that cannot be read does not stop
+// the import of the one chosen; the report says so and lists its file. A broken chosen
+// configuration imports nothing.
+func TestImportBesideABrokenConfiguration(t *testing.T) {
+	repo := originalRepo(t)
+	broken := filepath.Join(repo, "study", "hydra_configs", "conf", "chat.yaml")
+	if err := os.WriteFile(broken, []byte("mephisto: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, rep, err := ImportOriginal(repo, ImportOptions{Config: "labels"})
+	if err != nil || p == nil {
+		t.Fatalf("labels beside a broken chat: %v", err)
+	}
+	checkEveryFile(t, repo, rep)
+	e := fileEntry(rep, "study/hydra_configs/conf/chat.yaml")
+	if e == nil || e.Status != FileOtherConfig || !strings.Contains(e.Note, "cannot be read") ||
+		!hasItem(rep, Warning, "study/hydra_configs/conf/chat.yaml", "cannot be read") {
+		t.Errorf("the broken configuration: %+v\n%s", e, rep)
+	}
+	if p, rep, err := ImportOriginal(repo, ImportOptions{Config: "chat"}); err == nil || p != nil || rep != nil {
+		t.Fatalf("a broken chosen configuration imported: %v", err)
+	}
+}
