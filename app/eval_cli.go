@@ -25,7 +25,7 @@ import (
 func evalCommands() *command {
 	return &command{name: "eval", summary: "local human-evaluation sessions", sub: []*command{
 		&command{name: "import", args: "DIR|FILE.toml [conf=NAME] [key=value ...]",
-			summary: "import a ChatEvaluationPlatform project folder (or an Agentdesk project file) and print what was understood and ignored",
+			summary: "import one configuration of a ChatEvaluationPlatform project folder or its whole repository (or an Agentdesk project file); print what was understood, and every file: read, of other configurations, or ignored",
 			setup:   interspersed(evalImportSetup), raw: true},
 		&command{name: "create", args: "--data FILE.jsonl NAME",
 			summary: "create a project over your dialogues from the built-in ABC-Eval catalogue",
@@ -196,8 +196,7 @@ func (f evalImportFlags) run(e *env, path string, overrides []string) (ev.Projec
 			Descriptions: *f.descriptions, Overrides: overrides})
 		var choice *ev.ConfigChoiceError
 		if errors.As(err, &choice) {
-			return ev.ProjectSummary{}, fmt.Errorf("%s has %d configurations: choose one with --config %s or conf=%s (nothing was imported)",
-				path, len(choice.Names), strings.Join(choice.Names, "|"), strings.Join(choice.Names, "|"))
+			return ev.ProjectSummary{}, configChoiceError(path, choice)
 		}
 		if err != nil {
 			return ev.ProjectSummary{}, fmt.Errorf("%w (nothing was imported)", err)
@@ -216,6 +215,30 @@ func (f evalImportFlags) run(e *env, path string, overrides []string) (ev.Projec
 	}
 	fmt.Fprintf(e.stdout, "imported project %q (id %d): %d units\n", info.Name, info.ID, info.Units)
 	return info, nil
+}
+
+// configChoiceError says that the folder at path has several configurations and none was
+// named: it lists them, one a line with what each study is, and how to choose one.
+func configChoiceError(path string, choice *ev.ConfigChoiceError) error {
+	var b strings.Builder
+	where := "hydra_configs/conf"
+	if choice.Project != "" {
+		where = choice.Project + "/" + where
+	}
+	fmt.Fprintf(&b, "%s has %d configurations (%s), one per study; nothing was imported.\n", path, len(choice.Names), where)
+	fmt.Fprintf(&b, "Choose one with --config NAME or conf=NAME (as the original's welcome.py conf=NAME), e.g.\n")
+	fmt.Fprintf(&b, "  agentdesk eval import %s conf=%s\n", path, choice.Names[0])
+	b.WriteString("The configurations:\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for i, n := range choice.Names {
+		what := ""
+		if i < len(choice.Configs) {
+			what = choice.Configs[i].String()
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", n, what)
+	}
+	tw.Flush()
+	return errors.New(strings.TrimRight(b.String(), "\n"))
 }
 
 func evalImportSetup(fs *flag.FlagSet) runFunc {

@@ -26,7 +26,8 @@ func TestEvalImportProjectsAndErrors(t *testing.T) {
 	dir := isolate(t)
 	db := filepath.Join(dir, "eval.db")
 	// Several configurations: one must be chosen.
-	if r := runCLI(t, "--store", db, "eval", "import", evalExample); r.code != 1 || !strings.Contains(r.stderr, "--config collect|flags") {
+	if r := runCLI(t, "--store", db, "eval", "import", evalExample); r.code != 1 || !strings.Contains(r.stderr, "--config NAME or conf=NAME") ||
+		!strings.Contains(r.stderr, "  collect  dialogue collection") || !strings.Contains(r.stderr, "  flags    static annotation of task_config/task_data/demo.jsonl") {
 		t.Fatalf("import without --config: %+v", r)
 	}
 	r := runCLI(t, "--store", db, "eval", "import", "--config", "flags", evalExample)
@@ -270,5 +271,45 @@ func TestEvalStatsAndExportOfAnEmptyProject(t *testing.T) {
 	out := filepath.Join(dir, "answers.csv")
 	if r := runCLI(t, "--store", db, "eval", "export", "demo", "--format", "csv", "--out", out); r.code != 0 || !strings.Contains(r.stdout, "wrote 1 file to") {
 		t.Fatalf("export: %+v", r)
+	}
+}
+
+// TestEvalImportWholeRepository: eval import on the original's repository root (the project
+// folder inside it, several configurations): without a configuration it lists them and imports
+// nothing; with conf=NAME it imports that study and prints every file of the folder, grouped.
+func TestEvalImportWholeRepository(t *testing.T) {
+	dir := isolate(t)
+	db := filepath.Join(dir, "eval.db")
+	repo := filepath.Join(dir, "repo")
+	copyDir(t, filepath.Join("..", "engine", "evaluation", "testdata", "original-repo"), repo)
+	os.WriteFile(filepath.Join(repo, ".DS_Store"), []byte("Bud1"), 0o644)
+	r := runCLI(t, "--store", db, "eval", "import", repo)
+	if r.code != 1 || !strings.Contains(r.stderr, "3 configurations (study/hydra_configs/conf)") || !strings.Contains(r.stderr, "conf=chat") ||
+		!strings.Contains(r.stderr, "  labels  static annotation of study/task_config/task_data/labels.jsonl: \"Label the replies\"") ||
+		!strings.Contains(r.stderr, "  chat    dialogue collection") || !strings.Contains(r.stderr, "nothing was imported") {
+		t.Fatalf("import of the repository without a configuration: %+v", r)
+	}
+	if r := runCLI(t, "--store", db, "eval", "projects"); r.code != 0 || !strings.Contains(r.stdout, "no evaluation projects") {
+		t.Fatalf("a refused import stored something: %+v", r)
+	}
+	r = runCLI(t, "--store", db, "eval", "import", repo, "conf=pairs")
+	if r.code != 0 || !strings.Contains(r.stdout, `imported project "pairs_local"`) {
+		t.Fatalf("import conf=pairs: %+v", r)
+	}
+	for _, line := range []string{
+		"(project folder study, configuration study/hydra_configs/conf/pairs.yaml)",
+		"Files read (", "  study/task_config/task_data/pairs.jsonl: dialogues to annotate",
+		"Files of other configurations (", "  study/task_config/task_data/labels.jsonl: data_jsonl of labels",
+		"  study/hydra_configs/conf/chat.yaml: the configuration chat",
+		"Files ignored (", "  .DS_Store: macOS Finder", "  README.md: documentation",
+	} {
+		if !strings.Contains(r.stdout, line) {
+			t.Errorf("the report lacks %q:\n%s", line, r.stdout)
+		}
+	}
+	// --config names the same; the project folder itself works as well
+	r = runCLI(t, "--store", db, "eval", "import", "--config", "labels", filepath.Join(repo, "study"))
+	if r.code != 0 || !strings.Contains(r.stdout, "  hydra_configs/conf/pairs.yaml: the configuration pairs") {
+		t.Fatalf("import --config labels of the project folder: %+v", r)
 	}
 }

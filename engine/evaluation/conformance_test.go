@@ -3,6 +3,7 @@ package evaluation
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -146,14 +147,7 @@ func mustUnmarshal(t *testing.T, raw []byte, v any) {
 
 func TestConformanceCompletion(t *testing.T) {
 	readCases(t, "completion", func(t *testing.T, id string, buckets map[string]*AnnotationType, raw json.RawMessage) {
-		var c struct {
-			Name        string
-			Bucket      string
-			Annotations json.RawMessage
-			Indices     []int `json:"indices_to_annotate"`
-			Expected    bool
-			Console     string
-		}
+		var c completionCase
 		mustUnmarshal(t, raw, &c)
 		at := buckets[c.Bucket]
 		if at == nil {
@@ -170,11 +164,55 @@ func TestConformanceCompletion(t *testing.T) {
 		if got != c.Expected {
 			t.Errorf("%s (%s): complete = %v, want %v", id, c.Name, got, c.Expected)
 		}
-		if (c.Console != "") != (warning != "") {
-			t.Errorf("%s (%s): warning %q where the original logged %q", id, c.Name, warning, c.Console)
+		if c.Console.Logged() != (warning != "") {
+			t.Errorf("%s (%s): warning %q where the original logged %q", id, c.Name, warning, c.Console.String())
 		}
 	})
 }
+
+// completionCase is a case of completion.json.
+type completionCase struct {
+	Name        string
+	Bucket      string
+	Annotations json.RawMessage
+	Indices     []int `json:"indices_to_annotate"`
+	Expected    bool
+	Console     consoleLog
+}
+
+// consoleLog is what the original logged in a case: the case files give it as one string or as
+// a list of lines (absent, null, "" or [] when nothing was logged).
+type consoleLog []string
+
+func (c *consoleLog) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*c = nil
+		if one != "" {
+			*c = consoleLog{one}
+		}
+		return nil
+	}
+	var lines []string
+	if err := json.Unmarshal(b, &lines); err != nil {
+		return fmt.Errorf("console: want a string or a list of lines, not %s", b)
+	}
+	*c = lines
+	return nil
+}
+
+// Logged says whether the original logged anything.
+func (c consoleLog) Logged() bool {
+	for _, l := range c {
+		if strings.TrimSpace(l) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the log, one line per line.
+func (c consoleLog) String() string { return strings.Join(c, "\n") }
 
 func TestConformanceFlowEdits(t *testing.T) {
 	readCases(t, "flow_edits", func(t *testing.T, id string, buckets map[string]*AnnotationType, raw json.RawMessage) {
@@ -248,7 +286,7 @@ type caseGrade struct {
 	Total         int
 	IncorrectIdxs []int           `json:"incorrect_idxs"`
 	Score         json.RawMessage // absent in grading.json; null in sessions.json for 0/0
-	Console       string          // what the original logged (skipped value kinds)
+	Console       consoleLog      // what the original logged (skipped value kinds)
 }
 
 func checkGrade(t *testing.T, id string, got DialogueGrade, want caseGrade) {
@@ -287,8 +325,8 @@ func TestConformanceGrading(t *testing.T) {
 		mustUnmarshal(t, raw, &c)
 		turn := c.TrueTurn.turn(t)
 		g := GradeTurn(c.TurnIdx, c.Annotated, turn.Truth, Compatible)
-		if (c.Expected.Console != "") != (len(g.Notes) > 0) {
-			t.Errorf("%s (%s): notes %q where the original logged %q", id, c.Name, g.Notes, c.Expected.Console)
+		if c.Expected.Console.Logged() != (len(g.Notes) > 0) {
+			t.Errorf("%s (%s): notes %q where the original logged %q", id, c.Name, g.Notes, c.Expected.Console.String())
 		}
 		got := DialogueGrade{Mistakes: []int{}}
 		if g.Graded {
@@ -476,4 +514,41 @@ func sameMultiset(a, b []string) bool {
 	sort.Strings(x)
 	sort.Strings(y)
 	return reflect.DeepEqual(x, y)
+}
+
+// TestConformanceConsoleStringOrLines: a case may give what the original logged as one string
+// or as a list of lines; an empty string, an empty list or null is nothing logged.
+func TestConformanceConsoleStringOrLines(t *testing.T) {
+	for _, c := range []struct {
+		json   string
+		logged bool
+	}{
+		{`"annotation for turn 3 is not a dict"`, true},
+		{`["turn 3: skipped", "turn 5: skipped"]`, true},
+		{`[""]`, false},
+		{`[]`, false},
+		{`""`, false},
+		{`null`, false},
+	} {
+		var comp completionCase
+		if err := json.Unmarshal([]byte(`{"name": "x", "expected": true, "console": `+c.json+`}`), &comp); err != nil {
+			t.Errorf("completion case with console %s: %v", c.json, err)
+		} else if got := comp.Console.Logged(); got != c.logged {
+			t.Errorf("completion case with console %s: logged %v, want %v", c.json, got, c.logged)
+		}
+		var g caseGrade
+		if err := json.Unmarshal([]byte(`{"correct": 1, "console": `+c.json+`}`), &g); err != nil {
+			t.Errorf("expected grade with console %s: %v", c.json, err)
+		} else if got := g.Console.Logged(); got != c.logged {
+			t.Errorf("expected grade with console %s: logged %v, want %v", c.json, got, c.logged)
+		}
+	}
+	var lines caseGrade
+	if err := json.Unmarshal([]byte(`{"console": ["a", "b"]}`), &lines); err != nil || lines.Console.String() != "a\nb" {
+		t.Errorf("lines %q %v", lines.Console.String(), err)
+	}
+	var bad completionCase
+	if err := json.Unmarshal([]byte(`{"console": 3}`), &bad); err == nil {
+		t.Error("a number as console was taken")
+	}
 }

@@ -29,7 +29,8 @@
 // project folder as it is (its Hydra configuration composed with its defaults lists and the
 // command line's [Override]s, the participants' instructions read from the original's
 // task_descriptions.jsx by [ReadTaskDescriptions] without running it) and returns an
-// [ImportReport] saying precisely what was understood and what was ignored; [LoadProject] reads
+// [ImportReport] saying precisely what was understood and what was ignored, and what became of
+// every file of the folder (read, named by another configuration, ignored); [LoadProject] reads
 // the app's own TOML project file (written by [SaveProject]); [CatalogueProject] builds one from
 // the built-in ABC-Eval catalogue ([Catalogue]) over the user's own dialogues; and
 // [CollectionChoice] makes a dialogue-collection project from bots and conditions.

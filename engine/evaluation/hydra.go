@@ -132,7 +132,11 @@ func (im *importer) composeConfig(path string, overrides []Override) (*yaml.Node
 		return nil, nil, &FileError{File: im.rel(path), Err: fmt.Errorf("empty configuration")}
 	}
 	for _, f := range c.files {
-		im.used[im.rel(f)] = true
+		if f == path {
+			im.used[im.rel(f)] = "the configuration: the project's settings"
+		} else {
+			im.used[im.rel(f)] = "part of the configuration (its defaults list)"
+		}
 	}
 	if err := c.applyOverrides(root, c.overrides); err != nil {
 		return nil, nil, err

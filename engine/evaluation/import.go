@@ -2,8 +2,8 @@ package evaluation
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,8 +17,8 @@ import (
 
 // ImportOptions chooses what ImportOriginal reads.
 type ImportOptions struct {
-	// Config is the hydra configuration to use: a name in hydra_configs/conf ("flags" or
-	// "flags.yaml") or a path. Empty: the only configuration there, or none when the folder has
+	// Config is the hydra configuration to use: a name in the project folder's
+	// hydra_configs/conf ("flags" or "flags.yaml") or a path. Empty: the only configuration there, or none when the folder has
 	// none (conventional paths are used then). With several configurations one must be chosen
 	// (OriginalConfigs lists them).
 	Config string
@@ -38,8 +38,14 @@ type ImportOptions struct {
 }
 
 // OriginalConfigs lists the configuration names (without .yaml) in a project folder's
-// hydra_configs/conf, sorted.
+// hydra_configs/conf, sorted. root may also be the repository holding the project folder
+// (FindOriginalProject).
 func OriginalConfigs(root string) ([]string, error) {
+	if proj, err := FindOriginalProject(root); err == nil {
+		root = proj
+	} else if !errors.Is(err, errNoProjectFolder) {
+		return nil, err
+	}
 	entries, err := os.ReadDir(filepath.Join(root, "hydra_configs", "conf"))
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -239,10 +245,12 @@ func (c *yamlConf) interpolate(v string, depth int) (string, error) {
 // task_data/*.jsonl bundles and *_units.json, onboarding_data/*.json, gold_data/*.jsonl,
 // model_opts.yaml) and hydra_configs/conf/*.yaml. Paths in the configuration may use
 // ${task_dir} (the folder itself); paths from another machine are found by their task_config/…
-// tail. root may also be the task_config folder or a configuration file.
+// tail. root may also be the repository holding the project folder (FindOriginalProject), the
+// task_config folder or a configuration file.
 //
 // The report lists what was understood, what was ignored and why, and warnings on quirks of
-// the original that the imported project keeps. Any bad input fails the whole import with an
+// the original that the imported project keeps; its Files account for every file of root:
+// read, named by the folder's other configurations, or ignored. Any bad input fails the whole import with an
 // error naming the file and place; no partial project is returned.
 func ImportOriginal(root string, opts ImportOptions) (*Project, *ImportReport, error) {
 	root, err := filepath.Abs(root)
@@ -284,7 +292,17 @@ func ImportOriginal(root string, opts ImportOptions) (*Project, *ImportReport, e
 			root = filepath.Dir(root)
 		}
 	}
-	im := &importer{root: root, rep: &ImportReport{Folder: root}, used: map[string]bool{}, opts: opts, overrides: overrides}
+	// the folder named may be the repository holding the project folder
+	base := root
+	if proj, err := FindOriginalProject(root); err == nil {
+		root = proj
+	} else if !errors.Is(err, errNoProjectFolder) {
+		return nil, nil, err
+	}
+	im := &importer{root: root, base: base, rep: &ImportReport{Folder: base}, used: map[string]string{}, opts: opts, overrides: overrides}
+	if root != base {
+		im.rep.Project = im.rel(root)
+	}
 	if conf != "" {
 		im.rep.add(Understood, commandLine, "conf="+conf, "configuration chosen, as by the original's welcome.py conf=%s", conf)
 	}
@@ -299,14 +317,17 @@ type importer struct {
 	opts      ImportOptions
 	overrides []Override
 	confPath  string
-	root      string
-	rep       *ImportReport
-	used      map[string]bool // relative paths read
-	conf      *yamlConf
+	// root is the project folder (${task_dir}: it holds hydra_configs/ and task_config/),
+	// base the folder named, which holds root (the same, or the repository around it);
+	// report paths are relative to base.
+	root, base string
+	rep        *ImportReport
+	used       map[string]string // relative paths read → what they were read into
+	conf       *yamlConf
 }
 
 func (im *importer) rel(path string) string {
-	r, err := filepath.Rel(im.root, path)
+	r, err := filepath.Rel(im.base, path)
 	if err != nil || strings.HasPrefix(r, "..") {
 		return path
 	}
@@ -333,13 +354,20 @@ func (im *importer) resolve(key, value string) (string, error) {
 	return "", &FileError{File: im.conf.file, Err: fmt.Errorf("%s: file %q not found", key, value)}
 }
 
-func (im *importer) read(path string) ([]byte, error) {
+// read reads a file of the project, recording what it is read into (into, refined by
+// readInto once the file is understood).
+func (im *importer) read(path, into string) ([]byte, error) {
 	data, err := limits.ReadFile(path, limits.ProjectFile)
 	if err != nil {
 		return nil, err
 	}
-	im.used[im.rel(path)] = true
+	im.used[im.rel(path)] = into
 	return data, nil
+}
+
+// readInto says what a file that was read went into.
+func (im *importer) readInto(path, format string, args ...any) {
+	im.used[im.rel(path)] = fmt.Sprintf(format, args...)
 }
 
 func (im *importer) run(opts ImportOptions) (*Project, error) {
@@ -363,7 +391,6 @@ func (im *importer) run(opts ImportOptions) (*Project, error) {
 		if im.conf, err = newYAMLConf(root, origin, im.rel(confPath), im.root, im.rep); err != nil {
 			return nil, err
 		}
-		im.used[im.rel(confPath)] = true
 		if err := im.settings(p, paths); err != nil {
 			return nil, err
 		}
@@ -378,13 +405,14 @@ func (im *importer) run(opts ImportOptions) (*Project, error) {
 	if typesPath == "" {
 		typesPath = filepath.Join(im.root, "task_config", "annotation_buckets.json")
 	}
-	data, err := im.read(typesPath)
+	data, err := im.read(typesPath, "annotation types")
 	if err != nil {
 		return nil, fmt.Errorf("annotation types: %w", err)
 	}
 	if p.Types, err = parseTypeFile(data, im.rel(typesPath), im.rep); err != nil {
 		return nil, err
 	}
+	im.readInto(typesPath, "annotation types (%d): the questions and their flows", len(p.Types))
 	var summary []string
 	for _, t := range p.Types {
 		req := "no require"
@@ -420,7 +448,7 @@ func (im *importer) run(opts ImportOptions) (*Project, error) {
 	if err := im.collection(p); err != nil {
 		return nil, err
 	}
-	im.unreferenced()
+	im.accountFiles()
 	return p, nil
 }
 
@@ -456,14 +484,25 @@ func (im *importer) chooseConfig(config string) (string, error) {
 	case 1:
 		return filepath.Join(im.root, "hydra_configs", "conf", names[0]+".yaml"), nil
 	}
-	return "", &ConfigChoiceError{Folder: im.root, Names: names}
+	e := &ConfigChoiceError{Folder: im.base, Names: names}
+	if im.root != im.base {
+		e.Project = im.rel(im.root)
+	}
+	for _, n := range names {
+		e.Configs = append(e.Configs, im.study(n, configFile(im.root, n)).ConfigSummary)
+	}
+	return "", e
 }
 
 // ConfigChoiceError is returned by ImportOriginal when the folder has several hydra
 // configurations and ImportOptions.Config names none of them.
 type ConfigChoiceError struct {
 	Folder string
-	Names  []string // the configurations, as ImportOptions.Config takes them
+	// Project is the project folder inside Folder ("" when Folder is the project folder).
+	Project string
+	Names   []string // the configurations, as ImportOptions.Config takes them
+	// Configs say what each configuration is, in the order of Names.
+	Configs []ConfigSummary
 }
 
 func (e *ConfigChoiceError) Error() string {
@@ -627,7 +666,7 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 		return nil
 	}
 	rel := im.rel(dataPath)
-	data, err := im.read(dataPath)
+	data, err := im.read(dataPath, "dialogue data")
 	if err != nil {
 		return err
 	}
@@ -653,15 +692,8 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 		}
 	}
 	im.rep.add(Understood, rel, "", "%s, %s (%s)", plural(len(p.Bundles), "bundle"), plural(nd, "datapoint"), plural(pairs, "comparative pair"))
-	// units: the original reads task_config/task_data/<task name without "_local">_units.json
-	// from its working folder; the same name beside the data file and <data>_units.json are
-	// tried next
-	var cands []string
-	if p.Settings.TaskName != "" {
-		name := strings.ReplaceAll(p.Settings.TaskName, "_local", "") + "_units.json"
-		cands = append(cands, filepath.Join(im.root, "task_config", "task_data", name), filepath.Join(filepath.Dir(dataPath), name))
-	}
-	cands = append(cands, strings.TrimSuffix(dataPath, filepath.Ext(dataPath))+"_units.json")
+	im.readInto(dataPath, "dialogues to annotate: %s, %s", plural(len(p.Bundles), "bundle"), plural(nd, "datapoint"))
+	cands := unitsCandidates(im.root, p.Settings.TaskName, dataPath)
 	unitsPath := ""
 	for _, c := range cands {
 		if fileExists(c) {
@@ -673,7 +705,7 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 		return fmt.Errorf("units file not found (looked for %s)", strings.Join(relAll(im, cands), ", "))
 	}
 	urel := im.rel(unitsPath)
-	udata, err := im.read(unitsPath)
+	udata, err := im.read(unitsPath, "units per bundle group")
 	if err != nil {
 		return err
 	}
@@ -695,10 +727,29 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 		return &FileError{File: urel, Err: err}
 	}
 	im.rep.add(Understood, urel, "", "units for %s, %s in total", plural(len(p.Units), "group"), plural(total, "unit"))
+	im.readInto(unitsPath, "units per bundle group: %s in total", plural(total, "unit"))
 	if len(skipped) > 0 {
 		im.rep.add(Understood, urel, "", "0 units: bundle skipped (%s)", strings.Join(skipped, ", "))
 	}
 	return nil
+}
+
+// unitsCandidates are the places of a study's units file, in the order they are tried: the
+// original reads task_config/task_data/<task name without "_local">_units.json from its
+// working folder; the same name beside the data file and <data>_units.json are tried next.
+func unitsCandidates(root, taskName, dataPath string) []string {
+	var cands []string
+	if taskName != "" {
+		name := strings.ReplaceAll(taskName, "_local", "") + "_units.json"
+		cands = append(cands, filepath.Join(root, "task_config", "task_data", name))
+		if dataPath != "" {
+			cands = append(cands, filepath.Join(filepath.Dir(dataPath), name))
+		}
+	}
+	if dataPath != "" {
+		cands = append(cands, strings.TrimSuffix(dataPath, filepath.Ext(dataPath))+"_units.json")
+	}
+	return cands
 }
 
 func relAll(im *importer, paths []string) []string {
@@ -718,7 +769,7 @@ func (im *importer) training(p *Project, paths map[string]string) error {
 		return nil
 	}
 	rel := im.rel(path)
-	data, err := im.read(path)
+	data, err := im.read(path, "training dialogues")
 	if err != nil {
 		return err
 	}
@@ -748,6 +799,7 @@ func (im *importer) training(p *Project, paths map[string]string) error {
 	}
 	im.rep.add(Understood, rel, "", "training for %q: 3 dialogues, %d graded turns, pass criteria %d on the third; %s",
 		tr.TypeName, graded, tr.Dialogues[2].PassCriteria, state)
+	im.readInto(path, "training dialogues of %q for screening; %s", tr.TypeName, state)
 	return nil
 }
 
@@ -760,7 +812,7 @@ func (im *importer) gold(p *Project, paths map[string]string) error {
 		return nil
 	}
 	rel := im.rel(path)
-	data, err := im.read(path)
+	data, err := im.read(path, "gold bundles")
 	if err != nil {
 		return err
 	}
@@ -787,6 +839,7 @@ func (im *importer) gold(p *Project, paths map[string]string) error {
 		state = "kept (use_golds is off)"
 	}
 	im.rep.add(Understood, rel, "", "%s, %s; %s", plural(len(p.Gold), "gold bundle"), plural(graded, "graded turn"), state)
+	im.readInto(path, "gold bundles (%d); %s", len(p.Gold), state)
 	return nil
 }
 
@@ -800,7 +853,7 @@ func (im *importer) bots(p *Project, paths map[string]string) error {
 		}
 	}
 	rel := im.rel(path)
-	data, err := im.read(path)
+	data, err := im.read(path, "bot definitions")
 	if err != nil {
 		return err
 	}
@@ -819,6 +872,7 @@ func (im *importer) bots(p *Project, paths map[string]string) error {
 		use = "unused in a static annotation project"
 	}
 	im.rep.add(Understood, rel, "", "%s (%s) kept as ParlAI option strings; %s", plural(len(names), "model"), strings.Join(names, ", "), use)
+	im.readInto(path, "bot definitions (%s)", strings.Join(names, ", "))
 	return nil
 }
 
@@ -902,8 +956,12 @@ func (im *importer) descriptions(p *Project) error {
 		im.rep.add(Warning, rel, "", "not read (%v): the types have no instructions", err)
 		return nil
 	}
-	for _, f := range d.Files {
-		im.used[im.rel(f)] = true
+	for i, f := range d.Files {
+		if i == 0 {
+			im.used[im.rel(f)] = "the participants' instructions of the types"
+		} else {
+			im.used[im.rel(f)] = "part of the participants' instructions (imported by " + rel + ")"
+		}
 	}
 	used, kept, unused := ApplyTaskDescriptions(p.Types, d, false)
 	who := "Alex and Sam"
@@ -997,101 +1055,6 @@ func (im *importer) personaReport(p *Project, conds Conditions, file string) {
 		im.rep.add(Understood, file, "include_persona", "each session draws one of %s; %s observe it as \"your persona: …\" lines ahead of the opening \"Hi!\", "+
 			"as ParlAI did; participants do not see it (nor did they in the original)", plural(len(s.Personas), "persona set"), strings.Join(blender, ", "))
 	}
-}
-
-// unreferenced reports the files of task_config/ and hydra_configs/conf that were not read.
-// unreferenced accounts for every other file of the folder: each is listed as ignored, with
-// what it looks like (an analysis table, the original's code, documentation) and why it is not
-// read. A folder holding many ignored files of one kind is one line. Hidden folders (.git)
-// are counted, not listed.
-func (im *importer) unreferenced() {
-	type group struct{ dir, kind string }
-	byGroup := map[group][]string{}
-	hidden := 0
-	filepath.WalkDir(im.root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != im.root && strings.HasPrefix(name, ".") {
-				filepath.WalkDir(path, func(_ string, e fs.DirEntry, err error) error {
-					if err == nil && !e.IsDir() {
-						hidden++
-					}
-					return nil
-				})
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		r := im.rel(path)
-		if im.used[r] {
-			return nil
-		}
-		if strings.HasPrefix(name, ".") {
-			hidden++
-			return nil
-		}
-		g := group{filepath.ToSlash(filepath.Dir(r)), unusedKind(r)}
-		byGroup[g] = append(byGroup[g], r)
-		return nil
-	})
-	groups := make([]group, 0, len(byGroup))
-	for g := range byGroup {
-		groups = append(groups, g)
-	}
-	sort.Slice(groups, func(i, j int) bool {
-		if groups[i].dir != groups[j].dir {
-			return groups[i].dir < groups[j].dir
-		}
-		return groups[i].kind < groups[j].kind
-	})
-	for _, g := range groups {
-		files := byGroup[g]
-		sort.Strings(files)
-		if len(files) > 12 {
-			im.rep.add(Ignored, g.dir+"/", "", "%s: %s", plural(len(files), "file"), g.kind)
-			continue
-		}
-		for _, f := range files {
-			im.rep.add(Ignored, f, "", "%s", g.kind)
-		}
-	}
-	if hidden > 0 {
-		im.rep.add(Ignored, "", "", "%s in hidden files and folders (.git and the like): not read", plural(hidden, "file"))
-	}
-}
-
-// unusedKind says what an unread file of an original project folder is, and why the import
-// does not read it.
-func unusedKind(rel string) string {
-	lower := strings.ToLower(rel)
-	ext := filepath.Ext(lower)
-	inDir := func(names ...string) bool {
-		for _, n := range names {
-			if strings.HasPrefix(lower, n+"/") || strings.Contains(lower, "/"+n+"/") {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case ext == ".csv" || ext == ".tsv" || ext == ".xlsx" || ext == ".xls" || ext == ".parquet" || ext == ".pkl" ||
-		inDir("analysis", "results", "stats", "outputs") && (ext == ".json" || ext == ".txt"):
-		return "an analysis table or result file: not part of the project (answers come in with `eval import-results`)"
-	case ext == ".py" || ext == ".js" || ext == ".jsx" || ext == ".ts" || ext == ".tsx" || ext == ".sh" ||
-		ext == ".html" || ext == ".css" || ext == ".ipynb" || inDir("node_modules", "frontend", "webapp", "server"):
-		return "the original's code: the app has its own"
-	case ext == ".md" || ext == ".rst" || ext == ".txt" || ext == ".pdf" || strings.HasPrefix(filepath.Base(lower), "license") ||
-		strings.HasPrefix(filepath.Base(lower), "readme"):
-		return "documentation"
-	case ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".gif" || ext == ".svg":
-		return "an image: not used by the project"
-	case ext == ".yaml" || ext == ".yml":
-		return "a configuration not chosen for this import"
-	}
-	return "not referenced by the configuration"
 }
 
 // plural writes "1 thing" or "n things".

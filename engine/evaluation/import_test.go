@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -59,24 +57,7 @@ func TestConformanceExampleProjects(t *testing.T) {
 				t.Errorf("%s (%s): %v", e.Name(), conf, err)
 				continue
 			}
-			mentioned := map[string]bool{}
-			for _, it := range rep.Items {
-				mentioned[it.File] = true
-			}
-			for _, it := range rep.Filter(Understood) {
-				if strings.HasPrefix(it.Message, "file ") {
-					mentioned[strings.TrimPrefix(it.Message, "file ")] = true
-				}
-			}
-			filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
-				if err == nil && !info.IsDir() {
-					rel, _ := filepath.Rel(root, path)
-					if !mentioned[filepath.ToSlash(rel)] {
-						t.Errorf("%s (%s): the report does not account for %s", e.Name(), conf, rel)
-					}
-				}
-				return nil
-			})
+			checkEveryFile(t, root, rep)
 			out := t.TempDir()
 			if _, err := ExportOriginal(p, out); err != nil {
 				t.Errorf("%s (%s): export: %v", e.Name(), conf, err)
@@ -111,6 +92,14 @@ func hasItem(rep *ImportReport, sev Severity, file, text string) bool {
 	for _, it := range rep.Filter(sev) {
 		if it.File == file && strings.Contains(it.Where+" "+it.Message, text) {
 			return true
+		}
+	}
+	// an ignored file is in the files' accounting
+	if sev == Ignored {
+		for _, e := range rep.FilesWith(FileIgnored) {
+			if e.Path == file && strings.Contains(e.Note, text) {
+				return true
+			}
 		}
 	}
 	return false
@@ -185,11 +174,13 @@ func TestImportExampleStatic(t *testing.T) {
 		{Ignored, conf, "mephisto.task.task_reward"},
 		{Ignored, conf, "monitoring_log_rate"},
 		{Ignored, conf, "conversations_needed_string"},
-		{Ignored, "hydra_configs/conf/collect.yaml", "a configuration not chosen for this import"},
 	} {
 		if !hasItem(rep, c.sev, c.file, c.text) {
 			t.Errorf("report lacks %s %s %q:\n%s", c.sev, c.file, c.text, rep)
 		}
+	}
+	if e := fileEntry(rep, "hydra_configs/conf/collect.yaml"); e == nil || e.Status != FileOtherConfig || !reflect.DeepEqual(e.Configs, []string{"collect"}) {
+		t.Errorf("the other configuration: %+v", e)
 	}
 	if len(rep.Filter(Warning)) != 0 {
 		t.Errorf("unexpected warnings: %v", rep.Filter(Warning))
@@ -216,8 +207,9 @@ func TestImportExampleCollection(t *testing.T) {
 	if !hasItem(rep, Understood, conf, "1 condition, 2 sessions") {
 		t.Errorf("conditions not reported:\n%s", rep)
 	}
-	if !hasItem(rep, Ignored, "task_config/task_data/demo.jsonl", "not referenced") {
-		t.Errorf("unreferenced data not reported:\n%s", rep)
+	if e := fileEntry(rep, "task_config/task_data/demo.jsonl"); e == nil || e.Status != FileOtherConfig ||
+		!reflect.DeepEqual(e.Configs, []string{"flags"}) || e.Note != "data_jsonl of flags" {
+		t.Errorf("the other configuration's data: %+v\n%s", e, rep)
 	}
 }
 
@@ -470,9 +462,9 @@ func TestImportToleratesOriginalLeftovers(t *testing.T) {
 	}
 }
 
-// TestImportReportAccountsForEveryFile: every file of the folder appears in the report, read
-// or ignored with what it is; a folder of many ignored files of one kind is one line; hidden
-// folders are counted.
+// TestImportReportAccountsForEveryFile: every file of the folder appears in the report, read,
+// named by the other configuration, or ignored with what it is; the printed report folds a
+// folder of many ignored files of one kind into one line; hidden folders are one entry.
 func TestImportReportAccountsForEveryFile(t *testing.T) {
 	dir := copyTree(t, exampleProject(t))
 	extra := map[string]string{
@@ -502,28 +494,23 @@ func TestImportReportAccountsForEveryFile(t *testing.T) {
 		{"run.sh", "the original's code"},
 		{"screens/page.png", "an image"},
 		{"task_config/notes.txt", "documentation"},
-		{"task_config/old_buckets.bak", "not referenced"},
-		{"frontend/components/", "15 files: the original's code"},
-		{"", "2 files in hidden files"},
+		{"task_config/old_buckets.bak", "named by no configuration"},
+		{"frontend/components/c07.jsx", "the original's code"},
+		{".git/", "version control"},
 	} {
 		if !hasItem(rep, Ignored, c.file, c.text) {
 			t.Errorf("report lacks ignored %q %q:\n%s", c.file, c.text, rep)
 		}
 	}
-	// every file of the folder is named by some item (or its folder's, or the hidden count)
-	named := map[string]bool{}
-	for _, it := range rep.Items {
-		named[it.File] = true
+	checkEveryFile(t, dir, rep)
+	text := rep.String()
+	for _, line := range []string{"  frontend/components/* (15 files): the original's code", "  .git/ (2 files): version control",
+		"  hydra_configs/conf/collect.yaml: the configuration collect", "  task_config/task_data/demo.jsonl: dialogues to annotate"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("the printed report lacks %q:\n%s", line, text)
+		}
 	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if err != nil || d.IsDir() || strings.HasPrefix(rel, ".git/") {
-			return nil
-		}
-		if !named[rel] && !named[path.Dir(rel)+"/"] {
-			t.Errorf("%s is not accounted for in the report", rel)
-		}
-		return nil
-	})
+	if strings.Contains(text, "c07.jsx") {
+		t.Errorf("15 ignored files of one kind are not folded:\n%s", text)
+	}
 }

@@ -56,11 +56,95 @@ func (it ReportItem) place() string {
 // ImportReport says precisely what an import understood and what it ignored, for the UI and the
 // CLI to print.
 type ImportReport struct {
-	// Folder is the imported folder.
+	// Folder is the imported folder (the one the user named).
 	Folder string
-	// Config is the configuration file used (relative), "" when none.
+	// Project is the project folder inside Folder that holds hydra_configs/ and task_config/
+	// (relative, "/"-separated), "" when it is Folder itself.
+	Project string
+	// Config is the configuration file used (relative to Folder), "" when none.
 	Config string
 	Items  []ReportItem
+	// Files accounts for every file of Folder: read (and into what), named by other
+	// configurations of the project (which), or ignored (why). A folder of tool files (.git,
+	// __pycache__, node_modules) is one entry that counts its files.
+	Files []FileEntry
+}
+
+// FileStatus says what an import did with a file of the folder.
+type FileStatus string
+
+// File statuses.
+const (
+	// FileRead: the file was read into the project.
+	FileRead FileStatus = "read"
+	// FileOtherConfig: the file is named by other configurations of the folder, not by the
+	// one imported.
+	FileOtherConfig FileStatus = "other configuration"
+	// FileIgnored: the file is not read; Note says why.
+	FileIgnored FileStatus = "ignored"
+)
+
+// FileEntry is one file (or one folder of tool files) of an imported folder.
+type FileEntry struct {
+	// Path is relative to the imported folder, "/"-separated; a folder's ends in "/".
+	Path   string
+	Status FileStatus
+	// Files is 1 for a file, the number of files under a folder entry.
+	Files int
+	// Configs are the configurations naming the file (FileOtherConfig), sorted.
+	Configs []string
+	// Note says what the file was read into, which keys of the other configurations name it,
+	// or why it is ignored.
+	Note string
+}
+
+// String formats the entry as "path: note" ("folder/ (n files): note").
+func (e FileEntry) String() string {
+	if strings.HasSuffix(e.Path, "/") {
+		return fmt.Sprintf("%s (%s): %s", e.Path, plural(e.Files, "file"), e.Note)
+	}
+	return e.Path + ": " + e.Note
+}
+
+// FilesWith returns the file entries of one status, in order.
+func (r *ImportReport) FilesWith(s FileStatus) []FileEntry {
+	var out []FileEntry
+	for _, e := range r.Files {
+		if e.Status == s {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// fileSections are the groups of the file entries, in the order they are shown.
+var fileSections = []struct {
+	Status FileStatus
+	Title  string
+}{{FileRead, "Files read"}, {FileOtherConfig, "Files of other configurations"}, {FileIgnored, "Files ignored"}}
+
+// FileSections returns the file entries grouped as the report shows them: read, of other
+// configurations, ignored; each with its title ("Files read" …). Groups without entries are
+// left out.
+func (r *ImportReport) FileSections() (titles []string, groups [][]FileEntry) {
+	for _, s := range fileSections {
+		if es := r.FilesWith(s.Status); len(es) > 0 {
+			titles = append(titles, s.Title)
+			groups = append(groups, es)
+		}
+	}
+	return titles, groups
+}
+
+// FileCount is the number of files the entries account for.
+func (r *ImportReport) FileCount(s FileStatus) int {
+	n := 0
+	for _, e := range r.Files {
+		if s == "" || e.Status == s {
+			n += e.Files
+		}
+	}
+	return n
 }
 
 func (r *ImportReport) add(sev Severity, file, where, format string, args ...any) {
@@ -85,7 +169,12 @@ func (r *ImportReport) Filter(sev Severity) []ReportItem {
 func (r *ImportReport) WriteTo(w io.Writer) (int64, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Imported %s", r.Folder)
-	if r.Config != "" {
+	switch {
+	case r.Project != "" && r.Config != "":
+		fmt.Fprintf(&b, " (project folder %s, configuration %s)", r.Project, r.Config)
+	case r.Project != "":
+		fmt.Fprintf(&b, " (project folder %s)", r.Project)
+	case r.Config != "":
 		fmt.Fprintf(&b, " (configuration %s)", r.Config)
 	}
 	b.WriteString("\n")
@@ -104,8 +193,64 @@ func (r *ImportReport) WriteTo(w io.Writer) (int64, error) {
 			b.WriteString("\n")
 		}
 	}
+	if len(r.Files) > 0 {
+		fmt.Fprintf(&b, "Every file of the folder (%s): %d read, %d of other configurations, %d ignored\n",
+			plural(r.FileCount(""), "file"), r.FileCount(FileRead), r.FileCount(FileOtherConfig), r.FileCount(FileIgnored))
+		titles, groups := r.FileSections()
+		for i, es := range groups {
+			fmt.Fprintf(&b, "%s (%d):\n", titles[i], countFiles(es))
+			for _, line := range foldEntries(es) {
+				b.WriteString("  ")
+				b.WriteString(line)
+				b.WriteString("\n")
+			}
+		}
+	}
 	n, err := w.Write(b.Bytes())
 	return int64(n), err
+}
+
+func countFiles(es []FileEntry) int {
+	n := 0
+	for _, e := range es {
+		n += e.Files
+	}
+	return n
+}
+
+// foldEntries writes the entries one a line; more than 12 files directly in one folder with the
+// same note are one line, "folder/* (n files): note" (the entries themselves keep every file).
+func foldEntries(es []FileEntry) []string {
+	type key struct{ dir, note string }
+	count := map[key]int{}
+	dirOf := func(e FileEntry) string {
+		if strings.HasSuffix(e.Path, "/") {
+			return ""
+		}
+		if i := strings.LastIndex(e.Path, "/"); i >= 0 {
+			return e.Path[:i+1]
+		}
+		return "./"
+	}
+	for _, e := range es {
+		if d := dirOf(e); d != "" {
+			count[key{d, e.Note}]++
+		}
+	}
+	var out []string
+	done := map[key]bool{}
+	for _, e := range es {
+		k := key{dirOf(e), e.Note}
+		if k.dir == "" || count[k] <= 12 {
+			out = append(out, e.String())
+			continue
+		}
+		if !done[k] {
+			done[k] = true
+			out = append(out, fmt.Sprintf("%s* (%s): %s", k.dir, plural(count[k], "file"), k.note))
+		}
+	}
+	return out
 }
 
 // String returns the printed report.

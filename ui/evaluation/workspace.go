@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image/color"
 	"maps"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
@@ -241,15 +243,36 @@ func (w *Workspace) chooseConfig(dir string) {
 		w.importFolder(dir, cfg, nil)
 		return
 	}
-	sel := widget.NewRadioGroup(configs, nil)
+	// what each configuration is (a study of which data, or a collection), shown for the one
+	// selected
+	about := map[string]string{}
+	if sums, err := ev.DescribeOriginalConfigs(dir); err == nil {
+		for _, s := range sums {
+			about[s.Name] = s.String()
+		}
+	}
+	what := widget.NewLabel("")
+	what.Wrapping = fyne.TextWrapWord
+	sel := widget.NewRadioGroup(configs, func(name string) { what.SetText(name + ": " + about[name]) })
 	sel.SetSelected(configs[0])
-	dialog.ShowCustomConfirm("Which configuration?", "Import", "Cancel",
-		workspace.Scrolled(w.host.Window(), container.NewVBox(widget.NewLabel(dir+" has several configurations (hydra_configs/conf):"), sel)),
+	intro := widget.NewLabel(dir + " has several configurations, one per study (hydra_configs/conf). Choose the one to import; the import report then says which files belong to the others.")
+	intro.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Which configuration?", "Import", "Cancel",
+		container.NewStack(minWidth(min(460, w.host.Window().Canvas().Size().Width-80)), container.NewBorder(intro, what, nil, nil, container.NewVScroll(sel))),
 		func(ok bool) {
 			if ok {
 				w.importFolder(dir, sel.Selected, nil)
 			}
 		}, w.host.Window())
+	workspace.Resize(d, w.host.Window(), fyne.NewSize(600, 480))
+	d.Show()
+}
+
+// minWidth is an invisible object that keeps a dialog's wrapped text from a narrow column.
+func minWidth(w float32) fyne.CanvasObject {
+	r := canvas.NewRectangle(color.Transparent)
+	r.SetMinSize(fyne.NewSize(w, 0))
+	return r
 }
 
 // importFolder reads an original project folder off the UI goroutine, then shows what was
@@ -330,14 +353,12 @@ func (imp *evalImport) showForm() {
 		screening.Checked = false
 		screening.Disable()
 	}
-	rep := widget.NewLabel(reportText(imp.report))
-	rep.TextStyle.Monospace = true
-	rep.Wrapping = fyne.TextWrapWord
 	summary := widget.NewLabel(projectSummary(imp.project))
 	summary.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(widget.NewFormItem("Name", name), widget.NewFormItem("", screening))
-	content := container.NewBorder(container.NewVBox(summary, form, widget.NewLabelWithStyle("What was understood and what was ignored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
-		nil, nil, nil, container.NewVScroll(rep))
+	content := container.NewBorder(container.NewVBox(summary, form,
+		widget.NewLabelWithStyle("What was read, what belongs to other configurations, what was ignored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+		nil, nil, nil, importReportList(imp.report))
 	d := dialog.NewCustomConfirm("Import "+filepath.Base(imp.dir), "Import", "Cancel", workspace.Scrolled(imp.ws.host.Window(), content), func(ok bool) {
 		if !ok {
 			return

@@ -1,0 +1,2 @@
+import json
+print(len(json.load(open("data.json"))))
