@@ -48,9 +48,9 @@ type serveTab struct {
 	reach  *widget.Label
 	// recruit opens and closes recruitment through the study link
 	recruit *widget.Check
-	toggle *widget.Button
-	status *widget.Label
-	study  *widget.Entry
+	toggle  *widget.Button
+	status  *widget.Label
+	study   *widget.Entry
 
 	code, doneURL *widget.Entry
 

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/ui/uitest"
 )
 
@@ -40,21 +41,9 @@ func TestEvalPagesNameTheSpeakers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	named := func(s string) string { return s + " (SPEAKER_X to SPEAKER_Y)" }
+	session.NameSpeakersEverywhere(p)
 	turns := p.Bundles[0].Datapoints[0].Turns
 	for _, ty := range p.Types {
-		if ty.Question != "" {
-			ty.Question = named(ty.Question)
-		}
-		for i := range ty.Choices {
-			ty.Choices[i].Label = named(ty.Choices[i].Label)
-		}
-		for i := range ty.Scales {
-			ty.Scales[i].Question = named(ty.Scales[i].Question)
-		}
-		for i := range ty.Comparisons {
-			ty.Comparisons[i] = named(ty.Comparisons[i])
-		}
 		for _, collection := range []bool{false, true} {
 			dp := &ev.Datapoint{DialogueID: "d", Turns: turns, Turns2: turns}
 			pg := newEvalPage(nil, dp, ty, ev.NewAnswers(0), collection)

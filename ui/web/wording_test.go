@@ -95,25 +95,7 @@ func everyTypeNamingSpeakers(p *ev.Project) {
 	p.Units = map[string]int{"all": 1, "pair": 1}
 }
 
-// namingSpeakers makes every text of every type a participant reads name SPEAKER_X and
-// SPEAKER_Y: questions, choices, scales, options.
-func namingSpeakers(p *ev.Project) {
-	named := func(s string) string { return s + " (SPEAKER_X to SPEAKER_Y)" }
-	for _, t := range p.Types {
-		if t.Question != "" {
-			t.Question = named(t.Question)
-		}
-		for i := range t.Choices {
-			t.Choices[i].Label = named(t.Choices[i].Label)
-		}
-		for i := range t.Scales {
-			t.Scales[i].Question = named(t.Scales[i].Question)
-		}
-		for i := range t.Comparisons {
-			t.Comparisons[i] = named(t.Comparisons[i])
-		}
-	}
-}
+func namingSpeakers(p *ev.Project) { session.NameSpeakersEverywhere(p) }
 
 // echoBots has the example's bots echo, and rates each conversation afterwards on the
 // example's scales (per dialogue and per turn) and compares it with the one before, every text
@@ -160,11 +142,9 @@ var (
 	saidRe      = regexp.MustCompile(`(?s)<span class="said">.*?</span>`)
 	visibleAttr = regexp.MustCompile(`(?:placeholder|aria-label|title|alt)="([^"]*)"`)
 	screenRe    = regexp.MustCompile(`data-screen="([^"]*)"`)
-	// snakeRe is an internal name: words joined by underscores (annotation types, their keys).
-	snakeRe = regexp.MustCompile(`\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b`)
-	nextRe  = regexp.MustCompile(`value="next"><button type="submit" class="primary"( disabled)?`)
-	inputAt = regexp.MustCompile(`<input type="(radio|checkbox)" name="([^"]*)" data-kind="([^"]*)" data-key="([^"]*)" data-value="([^"]*)" data-click="([^"]*)"( checked)?( disabled)?>`)
-	turnAt  = regexp.MustCompile(`data-turn="(-?\d+)"`)
+	nextRe      = regexp.MustCompile(`value="next"><button type="submit" class="primary"( disabled)?`)
+	inputAt     = regexp.MustCompile(`<input type="(radio|checkbox)" name="([^"]*)" data-kind="([^"]*)" data-key="([^"]*)" data-value="([^"]*)" data-click="([^"]*)"( checked)?( disabled)?>`)
+	turnAt      = regexp.MustCompile(`data-turn="(-?\d+)"`)
 )
 
 // visibleText is what a participant reads on a page: its text and the attributes a browser
@@ -178,25 +158,7 @@ func visibleText(page string) string {
 	return html.UnescapeString(tagRe.ReplaceAllString(page, " ") + " " + strings.Join(attrs, " "))
 }
 
-// internalNames lists the internal names a text shows.
-func internalNames(text string, p *ev.Project) []string {
-	var out []string
-	out = append(out, snakeRe.FindAllString(text, -1)...)
-	for _, t := range p.Types {
-		for _, id := range []string{t.Name, t.Title} {
-			if strings.Contains(text, "Begin "+id) {
-				out = append(out, "Begin "+id)
-			}
-		}
-	}
-	for _, w := range []string{"SPEAKER_X", "SPEAKER_Y"} {
-		if strings.Contains(text, w) {
-			out = append(out, w)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+func internalNames(text string, p *ev.Project) []string { return session.InternalNames(text, p) }
 
 // Every screen a participant of a sample project goes through (training with its mistakes
 // and feedback, every type's pages, chats, the messages) shows the project's display names

@@ -3,10 +3,8 @@ package session_test
 import (
 	"context"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
@@ -17,28 +15,7 @@ import (
 
 const example = "../../../testdata/conformance/evaluation/example-project"
 
-// snake is an internal name: words joined by underscores (annotation types, their keys).
-var snake = regexp.MustCompile(`\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b`)
-
-// internalNames lists the internal names a text shows: snake_case ids, "Begin <id>" and the
-// speaker placeholders.
-func internalNames(text string, p *ev.Project) []string {
-	out := snake.FindAllString(text, -1)
-	for _, t := range p.Types {
-		for _, id := range []string{t.Name, t.Title} {
-			if strings.Contains(text, "Begin "+id) {
-				out = append(out, "Begin "+id)
-			}
-		}
-	}
-	for _, w := range []string{"SPEAKER_X", "SPEAKER_Y"} {
-		if strings.Contains(text, w) {
-			out = append(out, w)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+func internalNames(text string, p *ev.Project) []string { return session.InternalNames(text, p) }
 
 // deskProjects are the sample projects an annotator at the desk is given.
 func deskProjects(t *testing.T) map[string]*ev.Project {
@@ -73,21 +50,9 @@ func deskProjects(t *testing.T) map[string]*ev.Project {
 		t.Fatal(err)
 	}
 	every.Settings.UseScreening = false
-	named := func(s string) string { return s + " (SPEAKER_X to SPEAKER_Y)" }
+	session.NameSpeakersEverywhere(every)
 	var single, pair []string
 	for _, ty := range every.Types {
-		if ty.Question != "" {
-			ty.Question = named(ty.Question)
-		}
-		for i := range ty.Choices {
-			ty.Choices[i].Label = named(ty.Choices[i].Label)
-		}
-		for i := range ty.Scales {
-			ty.Scales[i].Question = named(ty.Scales[i].Question)
-		}
-		for i := range ty.Comparisons {
-			ty.Comparisons[i] = named(ty.Comparisons[i])
-		}
 		if ty.Display == ev.Comparative {
 			pair = append(pair, ty.Name)
 		} else {
