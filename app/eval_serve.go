@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"strings"
@@ -193,9 +192,9 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 				ids = append([]string{*revoke}, ids...)
 			}
 		}
-		var w *csv.Writer
+		var w *ev.SafeCSVWriter
 		if *asCSV {
-			w = csv.NewWriter(e.stdout)
+			w = ev.NewSafeCSVWriter(e.stdout)
 			w.Write([]string{"participant", "assignment", "link"})
 		}
 		if *study {

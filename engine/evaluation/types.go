@@ -296,6 +296,11 @@ type Settings struct {
 	// (the site's completion link). The app's own settings: the original had neither.
 	CompletionCode string
 	CompletionURL  string
+	// ScreenOutCode and ScreenOutURL are what a participant who failed screening (or is
+	// otherwise not eligible) is shown instead: a crowdsourcing site's screen-out code and
+	// link (Prolific's "screened out" completion code).
+	ScreenOutCode string
+	ScreenOutURL  string
 
 	// ExternalAnnotations selects static annotation of the project's dialogues.
 	ExternalAnnotations bool

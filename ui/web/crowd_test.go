@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -52,7 +53,7 @@ var firstInputs = regexp.MustCompile(`(?s)<fieldset class="group".*?</fieldset>`
 
 // finishUnits answers every page the participant is shown (the first choice of each
 // question, the clock moved on by step before each answer and before Next) until the page is
-// no longer a unit's page.
+// no longer a unit's page (a unit's thank-you is passed).
 func (c *client) finishUnits(t *testing.T, clock *testClock, step time.Duration) {
 	t.Helper()
 	for guard := 0; guard < 60 && strings.Contains(c.page, `data-screen="page"`); guard++ {
@@ -73,6 +74,9 @@ func (c *client) finishUnits(t *testing.T, clock *testClock, step time.Duration)
 		}
 		clock.add(step)
 		c.do(vals("do", "next"))
+		if strings.Contains(c.page, `name="do" value="continue"`) { // the unit's thank-you
+			c.do(vals("do", "continue"))
+		}
 	}
 	if strings.Contains(c.page, `data-screen="page"`) {
 		t.Fatalf("the unit did not end:\n%s", c.page)
@@ -170,4 +174,148 @@ func flatten(results []ev.AssignmentResult) []ev.AttemptResult {
 		out = append(out, a.Attempts...)
 	}
 	return out
+}
+
+// getFull loads a URL in the client's browser and returns the response's policy and body.
+func (c *client) getFull(t *testing.T, u string) (string, string) {
+	t.Helper()
+	resp, err := c.c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.Header.Get("Content-Security-Policy"), string(b)
+}
+
+func oneUnitEach(p *ev.Project) {
+	p.Settings.UseScreening = false
+	p.Settings.MaximumUnitsPerWorker = 1
+}
+
+// An MTurk worker through the study link: the site's ids are kept; at the end the page shows
+// the worker's own completion code and a form posting the assignment to MTurk's sandbox, and
+// that page alone may post there. A fragment asks for the whole page.
+func TestMTurkWorkerSubmitsTheAssignment(t *testing.T) {
+	h := serveExample(t, "flags", oneUnitEach)
+	clock := &testClock{now: time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)}
+	h.withClock(clock)
+	ctx := context.Background()
+	study, _ := h.srv.StudyLink(ctx)
+	c := h.browser(study + "&assignmentId=A-17&hitId=H-3&turkSubmitTo=" + url.QueryEscape("https://workersandbox.mturk.com") + "&workerId=W-9")
+	if c.open(); c.lastStatus != 200 {
+		t.Fatalf("the link answers %d:\n%s", c.lastStatus, c.page)
+	}
+	policy, _ := c.getFull(t, c.link)
+	if !strings.Contains(policy, "form-action 'self';") {
+		t.Fatalf("a work page's policy lets forms post elsewhere: %s", policy)
+	}
+	c.finishUnits(t, clock, 3*time.Second)
+	sv, err := h.st.EvalServing(ctx, h.proj.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := ev.CompletionCode(sv.Secret, h.proj.ID, "W-9")
+	for _, want := range []string{`id="completion-code">` + code + `<`, `action="https://workersandbox.mturk.com/mturk/externalSubmit"`,
+		`name="assignmentId" value="A-17"`, `name="completion_code" value="` + code + `"`} {
+		if !strings.Contains(c.page, want) {
+			t.Errorf("the completion page lacks %s:\n%s", want, c.page)
+		}
+	}
+	policy, page := c.getFull(t, c.link)
+	if !strings.Contains(policy, "form-action 'self' https://workersandbox.mturk.com;") || !strings.Contains(page, "mturk-submit") {
+		t.Errorf("the completion page's policy: %s", policy)
+	}
+	if _, frag := c.getFull(t, h.ts.URL+"/fragment?"+c.query()); !strings.Contains(frag, `data-reload="1"`) {
+		t.Errorf("the completion fragment does not ask for the whole page:\n%s", frag)
+	}
+	ids, err := h.st.EvalCrowdIDs(ctx, h.proj.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []ev.CrowdIDs
+	for _, l := range ids {
+		got = append(got, l...)
+	}
+	if len(got) != 1 || got[0].Site != ev.SiteMTurk || got[0].HitID != "H-3" || got[0].AssignmentID != "A-17" ||
+		got[0].SubmitTo != "https://workersandbox.mturk.com" || got[0].FirstSeen.IsZero() {
+		t.Fatalf("stored ids %+v", got)
+	}
+	if !ev.VerifyCompletionCode(sv.Secret, h.proj.ID, "W-9", strings.ToLower(code)) || ev.VerifyCompletionCode(sv.Secret, h.proj.ID, "W-8", code) {
+		t.Error("the code does not verify for its worker only")
+	}
+}
+
+// A turkSubmitTo that is not MTurk's own is ignored: no form, no other origin in the policy.
+func TestForeignTurkSubmitToIsIgnored(t *testing.T) {
+	for i, bad := range []string{"https://evil.example", "https://www.mturk.com.evil.example", "http://www.mturk.com",
+		"https://www.mturk.com/x", "https://user@www.mturk.com", "javascript:alert(1)"} {
+		h := serveExample(t, "flags", oneUnitEach)
+		clock := &testClock{now: time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)}
+		h.withClock(clock)
+		study, _ := h.srv.StudyLink(context.Background())
+		c := h.browser(study + "&assignmentId=A1&hitId=H1&turkSubmitTo=" + url.QueryEscape(bad) + "&workerId=W" + itoa(i))
+		c.open()
+		c.finishUnits(t, clock, time.Second)
+		policy, page := c.getFull(t, c.link)
+		if strings.Contains(page, "mturk-submit") || strings.Contains(page, "evil") || !strings.Contains(policy, "form-action 'self';") {
+			t.Errorf("%s: the completion page offers a submit (policy %s):\n%s", bad, policy, page)
+		}
+		if !strings.Contains(page, `id="completion-code"`) {
+			t.Errorf("%s: no completion code:\n%s", bad, page)
+		}
+	}
+}
+
+// A Prolific participant of a project with a static completion code sees that code (the one
+// the site reads) and their own code beside it; the site's ids are kept.
+func TestProlificParticipantSeesBothCodes(t *testing.T) {
+	h := serveExample(t, "flags", func(p *ev.Project) { oneUnitEach(p); p.Settings.CompletionCode = "C1ABCD" })
+	clock := &testClock{now: time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)}
+	h.withClock(clock)
+	ctx := context.Background()
+	study, _ := h.srv.StudyLink(ctx)
+	c := h.browser(study + "&PROLIFIC_PID=5f1a&STUDY_ID=st-1&SESSION_ID=se-2")
+	c.open()
+	c.finishUnits(t, clock, time.Second)
+	sv, _ := h.st.EvalServing(ctx, h.proj.ID)
+	own := ev.CompletionCode(sv.Secret, h.proj.ID, "5f1a")
+	if !strings.Contains(c.page, `id="completion-code">C1ABCD<`) || !strings.Contains(c.page, `id="participant-code">`+own+`<`) {
+		t.Fatalf("the completion page:\n%s", c.page)
+	}
+	ids, _ := h.st.EvalCrowdIDs(ctx, h.proj.ID)
+	var got []ev.CrowdIDs
+	for _, l := range ids {
+		got = append(got, l...)
+	}
+	if len(got) != 1 || got[0].Site != ev.SiteProlific || got[0].StudyID != "st-1" || got[0].SessionID != "se-2" {
+		t.Fatalf("stored ids %+v", got)
+	}
+}
+
+// A participant who failed screening (holds the block qualification) sees the project's
+// screen-out code and link.
+func TestScreenedOutParticipantSeesTheScreenOutCode(t *testing.T) {
+	h := serveExample(t, "flags", func(p *ev.Project) {
+		p.Settings.ScreenOutCode = "SCREENED-7"
+		p.Settings.ScreenOutURL = "https://app.prolific.example/submissions/complete?cc=SCREENED-7"
+	})
+	ctx := context.Background()
+	if page := h.participant("w0").open(); strings.Contains(page, "SCREENED-7") {
+		t.Fatalf("the screen-out code shows before screening:\n%s", page)
+	}
+	sum, err := h.st.EvalSignIn(ctx, h.proj.ID, "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.st.SetEvalQualification(ctx, sum.ID, h.proj.BlockName(), 1); err != nil {
+		t.Fatal(err)
+	}
+	page := h.participant("w1").open()
+	if !strings.Contains(page, `id="screen-out-code">SCREENED-7<`) || !strings.Contains(page, `id="screen-out-link" href="https://app.prolific.example/submissions/complete?cc=SCREENED-7"`) {
+		t.Fatalf("the blocked participant's page:\n%s", page)
+	}
+	if strings.Contains(page, "completion-code") {
+		t.Fatalf("a blocked participant is shown a completion code:\n%s", page)
+	}
 }

@@ -145,6 +145,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.noteCrowd(r.Context(), p, r.URL.Query())
 	s.render(w, r, p, id, browser, false)
 }
 

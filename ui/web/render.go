@@ -59,6 +59,9 @@ type pageData struct {
 	Due        string
 	Progress   string
 
+	// Reload asks the page's script to load the whole page (see crowdPage).
+	Reload bool
+
 	Message  *messageData
 	Training *messageData
 	Page     *pageView
@@ -91,6 +94,12 @@ type messageData struct {
 	More                bool
 	Done                bool
 	Code, URL           string
+	// PersonalCode is the participant's own completion code when Code is the project's static
+	// one; ScreenOut marks the screen-out message (Code and URL are then the screen-out's);
+	// MTurk is the form that submits an MTurk assignment (crowd.go).
+	PersonalCode string
+	ScreenOut    bool
+	MTurk        *mturkSubmit
 }
 
 type pageView struct {
@@ -178,7 +187,6 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 		q.Set("assignment_id", id.Assignment)
 	}
 	q.Set("token", id.Token)
-	st := s.opts.Project.Def().Settings
 	d := pageData{Study: studyTitle(s.opts.Project), Participant: v.Participant, Screen: string(v.Screen),
 		Query: encodeOrdered(q, "worker_id", "assignment_id", "token"), Form: s.sign.formToken(id.Worker, browser),
 		At: stamp(p.sess), Version: p.version, Notice: v.Notice, Due: v.Due()}
@@ -194,15 +202,7 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 	switch v.Screen {
 	case session.ScreenMessage:
 		m := &messageData{Act: act, Title: v.Title, Text: v.Text, More: v.More}
-		switch v.Refusal {
-		case ev.RefuseNoMoreWork, ev.RefuseMaxUnits:
-			if done > 0 { // the code is for those who did some work
-				m.Done, m.Code, m.URL = true, st.CompletionCode, st.CompletionURL
-			}
-			if m.Title == "" {
-				m.Title = "Thank you"
-			}
-		}
+		s.endScreen(ctx, p, v, done, m)
 		if m.Title == "" {
 			m.Title = "Please wait"
 		}
@@ -440,6 +440,7 @@ func (s *Server) writePage(w http.ResponseWriter, d pageData, fragment bool) {
 	if fragment {
 		name = "main"
 	}
+	crowdPage(w, &d, fragment)
 	if err := pages.ExecuteTemplate(&buf, name, d); err != nil {
 		s.opts.Logf("agentdesk eval serve: rendering: %v", err)
 		http.Error(w, "the page could not be drawn", http.StatusInternalServerError)
