@@ -8,9 +8,14 @@ import (
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 )
 
+// MaxEvalCrowdIDs bounds the sets of sites' ids kept per participant (a participant making up
+// ids on their own link cannot grow the store without end); later sets are not kept.
+const MaxEvalCrowdIDs = 16
+
 // RecordEvalCrowd keeps the crowdsourcing site's ids a participant's link carried (migration
 // 8): a new row for ids not seen with this participant before, else the row's last_seen (and
-// a submit_to the row lacked). Empty ids record nothing.
+// a submit_to the row lacked). Empty ids record nothing; beyond MaxEvalCrowdIDs sets nothing
+// more is kept.
 func (s *Store) RecordEvalCrowd(ctx context.Context, participantID int64, c ev.CrowdIDs) error {
 	if c.Empty() {
 		return nil
@@ -18,10 +23,11 @@ func (s *Store) RecordEvalCrowd(ctx context.Context, participantID int64, c ev.C
 	now := time.Now().UTC().Format(timeLayout)
 	return s.UpdateGrouped(ctx, func(tx *Tx) error {
 		_, err := tx.tx.ExecContext(ctx, `INSERT INTO eval_crowd_ids (participant_id, site, study_id, session_id, hit_id,
-			assignment_id, submit_to, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			assignment_id, submit_to, first_seen, last_seen) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+			WHERE (SELECT count(*) FROM eval_crowd_ids WHERE participant_id = ?) < ?
 			ON CONFLICT (participant_id, site, study_id, session_id, hit_id, assignment_id) DO UPDATE SET
 			last_seen = excluded.last_seen, submit_to = CASE WHEN excluded.submit_to <> '' THEN excluded.submit_to ELSE submit_to END`,
-			participantID, c.Site, c.StudyID, c.SessionID, c.HitID, c.AssignmentID, c.SubmitTo, now, now)
+			participantID, c.Site, c.StudyID, c.SessionID, c.HitID, c.AssignmentID, c.SubmitTo, now, now, participantID, MaxEvalCrowdIDs)
 		return err
 	})
 }
