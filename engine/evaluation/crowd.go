@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Crowdsourcing sites (Prolific, Amazon Mechanical Turk) send participants to the study link
@@ -51,11 +53,11 @@ const mturkPreview = "ASSIGNMENT_ID_NOT_AVAILABLE"
 func CrowdIDsOf(q url.Values) CrowdIDs {
 	get := func(name string) string {
 		v := q.Get(name)
-		if len(v) > 128 || strings.TrimSpace(v) != v {
+		if len(v) > 128 || strings.TrimSpace(v) != v || !utf8.ValidString(v) {
 			return ""
 		}
 		for _, r := range v {
-			if r < 0x20 || r == 0x7f {
+			if !unicode.IsPrint(r) {
 				return ""
 			}
 		}

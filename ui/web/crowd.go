@@ -31,8 +31,14 @@ func (s *Server) noteCrowd(ctx context.Context, p *participant, q url.Values) {
 		return
 	}
 	p.mu.Lock()
-	id := p.sess.Participant().ID
+	var id int64
+	if p.sess != nil {
+		id = p.sess.Participant().ID
+	}
 	p.mu.Unlock()
+	if id == 0 {
+		return
+	}
 	if err := cs.RecordEvalCrowd(ctx, id, c); err != nil {
 		s.opts.Logf("agentdesk eval serve: %s: keeping the site's ids: %v", p.name, err)
 	}
