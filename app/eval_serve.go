@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"strings"
@@ -80,6 +79,8 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 	f.add(fs)
 	code := fs.String("completion-code", "", "set the `CODE` shown at the end to participants who did some work (kept in the project)")
 	doneURL := fs.String("completion-url", "", "set where participants are sent at the end (`URL`, kept in the project)")
+	screenCode := fs.String("screen-out-code", "", "set the `CODE` shown to participants who fail screening (kept in the project)")
+	screenURL := fs.String("screen-out-url", "", "set where participants who fail screening are sent (`URL`, kept in the project)")
 	cert := fs.String("tls-cert", "", "serve over HTTPS with this certificate (`FILE`, PEM)")
 	key := fs.String("tls-key", "", "the certificate's private key (`FILE`, PEM)")
 	return func(e *env, args []string) error {
@@ -94,6 +95,11 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 		defer stop()
 		if *code != "" || *doneURL != "" {
 			if err := e.setCompletion(ctx, args, *code, *doneURL); err != nil {
+				return err
+			}
+		}
+		if *screenCode != "" || *screenURL != "" {
+			if err := e.setScreenOut(ctx, args, *screenCode, *screenURL); err != nil {
 				return err
 			}
 		}
@@ -224,9 +230,9 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 				ids = append([]string{*revoke}, ids...)
 			}
 		}
-		var w *csv.Writer
+		var w *ev.SafeCSVWriter
 		if *asCSV {
-			w = csv.NewWriter(e.stdout)
+			w = ev.NewSafeCSVWriter(e.stdout)
 			w.Write([]string{"participant", "assignment", "link"})
 		}
 		if *study {

@@ -79,6 +79,10 @@ func (r reader) EvalResults(ctx context.Context, projectID int64) (*ev.Project, 
 	if err != nil {
 		return nil, nil, err
 	}
+	last, err := r.evalLastAnswers(ctx, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
 	var out []ev.AssignmentResult
 	byAssignment := map[int64]int{}
 	special := map[string]int{}
@@ -117,6 +121,7 @@ func (r reader) EvalResults(ctx context.Context, projectID int64) (*ev.Project, 
 		if err != nil {
 			return nil, nil, err
 		}
+		a.LastAnswers = last[u.ID]
 		at.Attempts = append(at.Attempts, a)
 	}
 	return p, out, nil

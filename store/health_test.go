@@ -100,10 +100,10 @@ func TestOpenAndReadWhileAnotherWrites(t *testing.T) {
 	}
 	t.Logf("%d notices, the last: %s", len(got), got[len(got)-1].Text)
 	// a waiting write ends with its context
-	hold2 := make(chan struct{})
-	go a.Update(ctx, func(tx *Tx) error { <-hold2; return nil })
+	hold2, holding2 := make(chan struct{}), make(chan struct{})
+	go a.Update(ctx, func(tx *Tx) error { close(holding2); <-hold2; return nil })
 	defer close(hold2)
-	time.Sleep(100 * time.Millisecond)
+	<-holding2 // the other connection holds the write lock (a sleep here lost the race on a busy machine)
 	cctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
 	defer cancel()
 	if err := b.Update(cctx, func(tx *Tx) error { return nil }); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "gave up waiting") {

@@ -38,6 +38,8 @@ type tomlSettings struct {
 	CompletionCode            string     `toml:"completion_code,omitempty"`
 	CompletionURL             string     `toml:"completion_url,omitempty"`
 	MaxEntrants               int        `toml:"max_entrants,omitempty"`
+	ScreenOutCode             string     `toml:"screen_out_code,omitempty"`
+	ScreenOutURL              string     `toml:"screen_out_url,omitempty"`
 	ExternalAnnotations       bool       `toml:"static_annotation"`
 	CollectDialogue           bool       `toml:"collect_dialogue"`
 	DefaultUnits              int        `toml:"default_units"`
@@ -259,7 +261,7 @@ func MarshalProject(p *Project) ([]byte, error) {
 	s := p.Settings
 	tp := tomlProject{Format: ProjectFormat, Name: p.Name, Units: p.Units, Bots: p.Bots,
 		Settings: tomlSettings{TaskName: s.TaskName, TaskTitle: s.TaskTitle, TaskDescription: s.TaskDescription,
-			CompletionCode: s.CompletionCode, CompletionURL: s.CompletionURL, MaxEntrants: s.MaxEntrants,
+			CompletionCode: s.CompletionCode, CompletionURL: s.CompletionURL, ScreenOutCode: s.ScreenOutCode, ScreenOutURL: s.ScreenOutURL, MaxEntrants: s.MaxEntrants,
 			ExternalAnnotations: s.ExternalAnnotations, CollectDialogue: s.CollectDialogue, DefaultUnits: s.DefaultUnits,
 			AnnotationDurationSeconds: s.AnnotationDurationSeconds, RandomSeed: s.RandomSeed, Grading: s.Grading.String(),
 			AllowedConcurrent: s.AllowedConcurrent, MaximumUnitsPerWorker: s.MaximumUnitsPerWorker,
@@ -325,7 +327,7 @@ func UnmarshalProject(data []byte, file string) (*Project, error) {
 	}
 	p := &Project{Name: tp.Name, Units: tp.Units, Bots: tp.Bots,
 		Settings: Settings{TaskName: ts.TaskName, TaskTitle: ts.TaskTitle, TaskDescription: ts.TaskDescription,
-			CompletionCode: ts.CompletionCode, CompletionURL: ts.CompletionURL, MaxEntrants: ts.MaxEntrants,
+			CompletionCode: ts.CompletionCode, CompletionURL: ts.CompletionURL, ScreenOutCode: ts.ScreenOutCode, ScreenOutURL: ts.ScreenOutURL, MaxEntrants: ts.MaxEntrants,
 			ExternalAnnotations: ts.ExternalAnnotations, CollectDialogue: ts.CollectDialogue, DefaultUnits: ts.DefaultUnits,
 			AnnotationDurationSeconds: ts.AnnotationDurationSeconds, RandomSeed: ts.RandomSeed, Grading: grading,
 			AllowedConcurrent: ts.AllowedConcurrent, MaximumUnitsPerWorker: ts.MaximumUnitsPerWorker,
@@ -378,10 +380,13 @@ func UnmarshalProject(data []byte, file string) (*Project, error) {
 // unique type names, every datapoint's types defined, units for every bundle, a training of
 // exactly three dialogues on a defined type, bots for every condition.
 func (p *Project) Validate() error {
-	if u := p.Settings.CompletionURL; u != "" {
+	for key, u := range map[string]string{"completion_url": p.Settings.CompletionURL, "screen_out_url": p.Settings.ScreenOutURL} {
+		if u == "" {
+			continue
+		}
 		parsed, err := url.Parse(u)
 		if err != nil || (parsed.Scheme != "https" && parsed.Scheme != "http") || parsed.Host == "" {
-			return fmt.Errorf("completion_url %q: not an http(s) address", u)
+			return fmt.Errorf("%s %q: not an http(s) address", key, u)
 		}
 	}
 	if p.Settings.MaxEntrants < 0 {

@@ -3,7 +3,6 @@ package evaluation
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -65,6 +64,9 @@ type AttemptResult struct {
 	// TimedOut is set on an attempt that timed out at the desk and kept its answers (its
 	// answer state has TimedOutKey); its answers are exported, finished or not.
 	TimedOut bool
+	// LastAnswers say when and on which page each answer was last given (the store's answer
+	// log; nil for attempts imported from result files).
+	LastAnswers []LastAnswer
 }
 
 // TimedOutKey is the answer state's key that marks a unit which timed out at the desk with
@@ -520,6 +522,72 @@ type AnswerRow struct {
 	Values []string `json:"values,omitempty"`
 	// TimedOut marks answers of an attempt that timed out at the desk (kept, maybe unfinished).
 	TimedOut bool `json:"timed_out,omitempty"`
+	// The times (RFC 3339, UTC, to the millisecond; empty where the store has nothing to say):
+	// AnsweredAt is when the answer was last given (the answer log); PageSubmittedAt when the
+	// page it was given on was last left with Next or Submit, and SecondsOnPage how long that
+	// page was on show in all (the answer state's page durations); SubmittedAt when the attempt
+	// was submitted.
+	AnsweredAt      string   `json:"answered_at,omitempty"`
+	PageSubmittedAt string   `json:"page_submitted_at,omitempty"`
+	SecondsOnPage   *float64 `json:"seconds_on_page,omitempty"`
+	SubmittedAt     string   `json:"submitted_at,omitempty"`
+}
+
+// LastAnswer is where and when an answer was last given (the newest row of the answer log
+// for its place): the page (shown dialogue and type positions), the turn (-1 for the
+// dialogue) and the answer's key.
+type LastAnswer struct {
+	Dialogue, TypePos, Turn int
+	Key                     string
+	At                      time.Time
+}
+
+// exportTime formats a time for the exports: RFC 3339 in UTC with milliseconds, "" for zero.
+func exportTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// pageTimes are a page's last end and total time on show, from its duration intervals.
+func pageTimes(st *AnswerState, i, a int, onboarding bool) (end time.Time, seconds *float64) {
+	var last, total int64
+	closed := false
+	for _, sp := range st.Durations[DurationKey(i, a, onboarding)] {
+		if len(sp) >= 2 && sp[1] >= sp[0] {
+			closed = true
+			last = max(last, sp[1])
+			total += sp[1] - sp[0]
+		}
+	}
+	if !closed {
+		return time.Time{}, nil
+	}
+	s := float64(total) / 1000
+	return time.UnixMilli(last), &s
+}
+
+// onlyPage is the type position of dialogue i's only page in the durations, -1 when it had
+// none or several.
+func onlyPage(st *AnswerState, i int, onboarding bool) int {
+	prefix := strings.TrimSuffix(DurationKey(i, 0, onboarding), "0")
+	found := -1
+	for k := range st.Durations {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		a, err := strconv.Atoi(rest)
+		if err != nil || a < 0 {
+			continue
+		}
+		if found >= 0 && found != a {
+			return -1
+		}
+		found = a
+	}
+	return found
 }
 
 // AnswerRows flattens the final answers of attempts into rows, sorted by attempt, dialogue,
@@ -535,6 +603,13 @@ func AnswerRows(attempts []AttemptResult, names map[string]string) []AnswerRow {
 		if final == nil {
 			continue
 		}
+		last := map[answerPlace]LastAnswer{}
+		for _, la := range a.LastAnswers {
+			pl := answerPlace{la.Dialogue, la.Turn, la.Key}
+			if prev, ok := last[pl]; !ok || !la.At.Before(prev.At) {
+				last[pl] = la
+			}
+		}
 		idx := make([]int, 0, len(final.Dialogues))
 		for i := range final.Dialogues {
 			idx = append(idx, i)
@@ -549,6 +624,9 @@ func AnswerRows(attempts []AttemptResult, names map[string]string) []AnswerRow {
 				id = a.Training.Dialogues[i].DialogueID
 			}
 			base := AnswerRow{Participant: rename(names, a.Participant), Attempt: a.AttemptID, Kind: string(a.Kind), Dialogue: i, DialogueID: id, Turn: -1, AgentIdx: -1, TimedOut: a.TimedOut}
+			if a.Final != nil {
+				base.SubmittedAt = exportTime(a.FinalTime)
+			}
 			pos := make([]string, 0, len(d.Data))
 			for k := range d.Data {
 				pos = append(pos, k)
@@ -571,7 +649,7 @@ func AnswerRows(attempts []AttemptResult, names map[string]string) []AnswerRow {
 					default:
 						r.Value = strings.TrimSpace(string(mustRaw(v)))
 					}
-					rows = append(rows, r)
+					rows = append(rows, a.timed(final, last, r))
 				}
 			}
 			for _, sec := range []struct {
@@ -586,12 +664,36 @@ func AnswerRows(attempts []AttemptResult, names map[string]string) []AnswerRow {
 				for _, k := range keys {
 					r := base
 					r.Section, r.Key, r.Value = sec.name, k, sec.m[k]
-					rows = append(rows, r)
+					rows = append(rows, a.timed(final, last, r))
 				}
 			}
 		}
 	}
 	return rows
+}
+
+// answerPlace is where an answer is given: dialogue, turn (-1: the dialogue) and key.
+type answerPlace struct {
+	dialogue, turn int
+	key            string
+}
+
+// timed gives a row its answer and page times: the answer log says when it was given and on
+// which page; without a log entry (imported attempts) the page is known when the dialogue had
+// only one.
+func (a AttemptResult) timed(st *AnswerState, last map[answerPlace]LastAnswer, r AnswerRow) AnswerRow {
+	onboarding := a.Kind == AttemptScreening
+	page := -1
+	if la, ok := last[answerPlace{r.Dialogue, r.Turn, r.Key}]; ok {
+		r.AnsweredAt, page = exportTime(la.At), la.TypePos
+	} else {
+		page = onlyPage(st, r.Dialogue, onboarding)
+	}
+	if page >= 0 {
+		end, secs := pageTimes(st, r.Dialogue, page, onboarding)
+		r.PageSubmittedAt, r.SecondsOnPage = exportTime(end), secs
+	}
+	return r
 }
 
 func atoiOr(s string) int {
@@ -604,8 +706,9 @@ func atoiOr(s string) int {
 
 // WriteCSV writes rows as CSV with a header line.
 func WriteCSV(w io.Writer, rows []AnswerRow) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"participant", "attempt", "kind", "dialogue", "dialogue_id", "section", "turn", "agent_idx", "key", "value"})
+	cw := NewSafeCSVWriter(w)
+	cw.Write([]string{"participant", "attempt", "kind", "dialogue", "dialogue_id", "section", "turn", "agent_idx", "key", "value",
+		"answered_at", "page_submitted_at", "seconds_on_page", "submitted_at"})
 	num := func(n int) string {
 		if n < 0 {
 			return ""
@@ -613,7 +716,12 @@ func WriteCSV(w io.Writer, rows []AnswerRow) error {
 		return strconv.Itoa(n)
 	}
 	for _, r := range rows {
-		cw.Write([]string{r.Participant, r.Attempt, r.Kind, strconv.Itoa(r.Dialogue), r.DialogueID, r.Section, num(r.Turn), num(r.AgentIdx), r.Key, r.Value})
+		secs := ""
+		if r.SecondsOnPage != nil {
+			secs = strconv.FormatFloat(*r.SecondsOnPage, 'f', 3, 64)
+		}
+		cw.Write([]string{r.Participant, r.Attempt, r.Kind, strconv.Itoa(r.Dialogue), r.DialogueID, r.Section, num(r.Turn), num(r.AgentIdx), r.Key, r.Value,
+			r.AnsweredAt, r.PageSubmittedAt, secs, r.SubmittedAt})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -300,6 +300,11 @@ type Settings struct {
 	// progress at once (holding a unit, or on the start page a short while); 0: as many as
 	// the study has units.
 	MaxEntrants int
+	// ScreenOutCode and ScreenOutURL are what a participant who failed screening (or is
+	// otherwise not eligible) is shown instead: a crowdsourcing site's screen-out code and
+	// link (Prolific's "screened out" completion code).
+	ScreenOutCode string
+	ScreenOutURL  string
 
 	// ExternalAnnotations selects static annotation of the project's dialogues.
 	ExternalAnnotations bool

@@ -1,7 +1,6 @@
 package evaluation
 
 import (
-	"encoding/csv"
 	"fmt"
 	"image"
 	"net"
@@ -135,7 +134,7 @@ func (t *serveTab) exportCSV() {
 			t.ws.showError(err)
 			return
 		}
-		cw := csv.NewWriter(f)
+		cw := ev.NewSafeCSVWriter(f)
 		cw.Write([]string{"participant", "assignment", "link"})
 		for _, l := range t.links {
 			cw.Write([]string{l.id, l.assignment, l.link})

@@ -464,3 +464,33 @@ func TestStrangerInASecondBrowser(t *testing.T) {
 		alice.click(sels[0])
 	}
 }
+
+// An MTurk worker in a real browser: the last page arrives as a fragment, the script loads
+// the whole page (whose policy allows the sandbox's submit), and the submit form is there;
+// the page reports no policy violation.
+func TestMTurkSubmitInABrowser(t *testing.T) {
+	h := serveExample(t, "flags", func(p *ev.Project) { p.Settings.UseScreening = false; p.Settings.MaximumUnitsPerWorker = 1 })
+	study, _ := h.srv.StudyLink(context.Background())
+	p := newPage(t, 1280, 900)
+	p.begin(study + "&assignmentId=A-1&hitId=H-1&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com&workerId=W-1")
+	for guard := 0; guard < 20 && p.screen() == "page"; guard++ {
+		for i := 0; i < 50; i++ {
+			sel := eval[string](p, `(function(){var f=[].find.call(document.querySelectorAll("fieldset[data-slot]"),function(f){return !f.querySelector("input:checked")});return f?'fieldset[data-slot="'+f.dataset.slot+'"] input':""})()`)
+			if sel == "" {
+				break
+			}
+			p.click(sel)
+		}
+		p.next()
+	}
+	p.waitText("submitted")
+	eval[bool](p, `window.beforeTheEnd = true`)
+	p.next() // Continue: the completion arrives as a fragment and the whole page is loaded
+	p.waitText("Submit your work to Mechanical Turk")
+	if eval[bool](p, `window.beforeTheEnd === true`) {
+		t.Error("the completion page was swapped in, not loaded: its form would be held to the work page's policy")
+	}
+	if action := eval[string](p, `document.getElementById("mturk-submit").action`); action != "https://workersandbox.mturk.com/mturk/externalSubmit" {
+		t.Errorf("the form posts to %q", action)
+	}
+}

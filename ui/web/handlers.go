@@ -194,9 +194,10 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p == nil {
-		s.writePage(w, s.startData(id, browser), false)
+		s.writePage(w, s.startData(id, browser, r.URL.Query()), false)
 		return
 	}
+	s.noteCrowd(r.Context(), p, r.URL.Query())
 	s.render(w, r, p, id, browser, false)
 }
 
@@ -209,7 +210,7 @@ func (s *Server) serveFragment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p == nil {
-		s.writePage(w, s.startData(id, browser), true)
+		s.writePage(w, s.startData(id, browser, r.URL.Query()), true)
 		return
 	}
 	s.render(w, r, p, id, browser, true)
@@ -277,6 +278,7 @@ func (s *Server) serveAct(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.Do == "start" {
 		err = nil // signing in was the action
+		s.noteCrowd(r.Context(), p, r.URL.Query())
 	} else {
 		err = s.act(r.Context(), p, a)
 	}

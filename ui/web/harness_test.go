@@ -37,26 +37,26 @@ type harness struct {
 
 // testClock is a clock a test moves.
 type testClock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu  sync.Mutex
+	now time.Time
 }
 
 func (c *testClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.t
+	return c.now
 }
 
 func (c *testClock) Advance(d time.Duration) {
 	c.mu.Lock()
-	c.t = c.t.Add(d)
+	c.now = c.now.Add(d)
 	c.mu.Unlock()
 }
 
 // serveExampleClocked is serveExample on a clock the test moves.
 func serveExampleClocked(t *testing.T, config string, edit func(*ev.Project)) (*harness, *testClock) {
 	t.Helper()
-	clock := &testClock{t: time.Now()}
+	clock := &testClock{now: time.Now()}
 	h := newHarness(t, config, edit)
 	h.clock = clock
 	h.start()

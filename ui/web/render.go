@@ -60,6 +60,9 @@ type pageData struct {
 	Due        string
 	Progress   string
 
+	// Reload asks the page's script to load the whole page (see crowdPage).
+	Reload bool
+
 	Message  *messageData
 	Training *messageData
 	Page     *pageView
@@ -94,6 +97,12 @@ type messageData struct {
 	More      bool
 	Done      bool
 	Code, URL string
+	// PersonalCode is the participant's own completion code when Code is the project's static
+	// one; ScreenOut marks the screen-out message (Code and URL are then the screen-out's);
+	// MTurk is the form that submits an MTurk assignment (crowd.go).
+	PersonalCode string
+	ScreenOut    bool
+	MTurk        *mturkSubmit
 }
 
 type pageView struct {
@@ -181,7 +190,6 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 		q.Set("assignment_id", id.Assignment)
 	}
 	q.Set("token", id.Token)
-	st := s.opts.Project.Def().Settings
 	d := pageData{Study: studyTitle(s.opts.Project), Participant: v.Participant, Screen: string(v.Screen),
 		Query: encodeOrdered(q, "worker_id", "assignment_id", "token"), Form: s.sign.formToken(id.Worker, browser),
 		At: stamp(p.sess), Version: p.version, Notice: v.Notice, Due: v.Due()}
@@ -197,15 +205,7 @@ func (s *Server) pageData(ctx context.Context, p *participant, id identity, brow
 	switch v.Screen {
 	case session.ScreenMessage:
 		m := &messageData{Act: act, Title: v.Title, Text: v.Text, More: v.More, Button: v.Button}
-		switch v.Refusal {
-		case ev.RefuseNoMoreWork, ev.RefuseMaxUnits:
-			if done > 0 { // the code is for those who did some work
-				m.Done, m.Code, m.URL = true, st.CompletionCode, st.CompletionURL
-			}
-			if m.Title == "" {
-				m.Title = "Thank you"
-			}
-		}
+		s.endScreen(ctx, p, v, done, m)
 		if m.Title == "" {
 			m.Title = "Please wait"
 		}
@@ -434,6 +434,7 @@ func (s *Server) writePage(w http.ResponseWriter, d pageData, fragment bool) {
 	if fragment {
 		name = "main"
 	}
+	crowdPage(w, &d, fragment)
 	if err := pages.ExecuteTemplate(&buf, name, d); err != nil {
 		s.opts.Logf("agentdesk eval serve: rendering: %v", err)
 		http.Error(w, "the page could not be drawn", http.StatusInternalServerError)
@@ -445,15 +446,22 @@ func (s *Server) writePage(w http.ResponseWriter, d pageData, fragment bool) {
 
 // startData is the start page of an id not yet bound to a browser: its Start button binds
 // the id to this browser and hands out the first unit.
-func (s *Server) startData(id identity, browser string) pageData {
+//
+// Its Start carries the link's parameters as they came (those of the crowd sites included,
+// which are kept at Start), the link's own parameters only.
+func (s *Server) startData(id identity, browser string, link url.Values) pageData {
 	q := url.Values{}
-	q.Set("worker_id", id.Worker)
-	if id.Assignment != "" {
-		q.Set("assignment_id", id.Assignment)
+	var keys []string
+	for _, names := range [][]string{workerParams, assignmentParams, {"token"}, otherParams} {
+		for _, k := range names {
+			if v, ok := link[k]; ok && len(v) == 1 {
+				q[k] = v
+				keys = append(keys, k)
+			}
+		}
 	}
-	q.Set("token", id.Token)
 	d := pageData{Study: studyTitle(s.opts.Project), Participant: id.Worker, Screen: string(session.ScreenMessage),
-		Query: encodeOrdered(q, "worker_id", "assignment_id", "token"), Form: s.sign.formToken(id.Worker, browser), At: "start"}
+		Query: encodeOrdered(q, keys...), Form: s.sign.formToken(id.Worker, browser), At: "start"}
 	title, text := startText(s.opts.Project)
 	d.Message = &messageData{Act: actCtx{Query: d.Query, Form: d.Form, At: d.At}, Title: title, Text: text, More: true,
 		Button: "Start", Do: "start"}

@@ -47,6 +47,7 @@
         var holder = document.createElement("div");
         holder.innerHTML = html;
         var fresh = holder.firstElementChild;
+        if (fresh.dataset.reload) { window.location.reload(); return; } // a form posting off-site: the whole page's policy
         var old = main();
         var screenChanged = old.dataset.at !== fresh.dataset.at;
         old.replaceWith(fresh);
@@ -206,6 +207,7 @@
       var holder = document.createElement("div");
       holder.innerHTML = html;
       var fresh = holder.firstElementChild;
+      if (fresh.dataset.reload) { window.location.reload(); return; }
       if (fresh.dataset.version !== main().dataset.version || fresh.dataset.at !== main().dataset.at) {
         var changed = fresh.dataset.at !== main().dataset.at;
         main().replaceWith(fresh);
