@@ -48,9 +48,12 @@ type serveTab struct {
 	reach  *widget.Label
 	// recruit opens and closes recruitment through the study link
 	recruit *widget.Check
-	toggle  *widget.Button
-	status  *widget.Label
-	study   *widget.Entry
+	// outCode and outURL are the screen-out code and link; maxEntrants caps the study link's
+	// participants at work at once
+	outCode, outURL, maxEntrants *widget.Entry
+	toggle                       *widget.Button
+	status                       *widget.Label
+	study                        *widget.Entry
 
 	code, doneURL *widget.Entry
 
@@ -115,6 +118,17 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 	t.doneURL = widget.NewEntry()
 	t.doneURL.SetText(op.p.Settings.CompletionURL)
 	t.doneURL.SetPlaceHolder("optional: where participants go at the end, https://…")
+	t.outCode = widget.NewEntry()
+	t.outCode.SetText(op.p.Settings.ScreenOutCode)
+	t.outCode.SetPlaceHolder("e.g. the study site's screened-out code")
+	t.outURL = widget.NewEntry()
+	t.outURL.SetText(op.p.Settings.ScreenOutURL)
+	t.outURL.SetPlaceHolder("optional: where they go, https://…")
+	t.maxEntrants = widget.NewEntry()
+	if n := op.p.Settings.MaxEntrants; n > 0 {
+		t.maxEntrants.SetText(strconv.Itoa(n))
+	}
+	t.maxEntrants.SetPlaceHolder("as many as the study has units")
 	t.ids = widget.NewMultiLineEntry() // ids pasted one per line are taken as they are
 	t.ids.SetPlaceHolder("participant ids, comma-separated or one per line")
 	// A few rows: ids pasted one per line show as a list, a comma-separated list wraps.
@@ -200,9 +214,11 @@ func newServeTab(w *Workspace, op *evalProject) *serveTab {
 		widget.NewForm(widget.NewFormItem("Links carry", t.url)), t.reach,
 		widget.NewLabel("Study link, for crowdsourcing sites (they append each participant's id):"),
 		container.NewBorder(nil, nil, nil, copyStudy, t.study),
-		t.recruit, recruitHint(), container.NewHBox(evict),
+		t.recruit, recruitHint(), widget.NewForm(widget.NewFormItem("At most, at once", t.maxEntrants)), container.NewHBox(evict),
 		heading("At the end"), widget.NewLabel("Shown to a participant who has done some work and has nothing left:"),
-		end, container.NewHBox(saveEnd)))
+		end, widget.NewLabel("Shown instead to a participant who failed screening or may not take part:"),
+		widget.NewForm(widget.NewFormItem("Screen-out code", t.outCode), widget.NewFormItem("Send them to", t.outURL)),
+		container.NewHBox(saveEnd)))
 	t.side = container.NewAppTabs(container.NewTabItem("Roster", roster), container.NewTabItem("Study link and end", settings))
 	split := container.NewHSplit(links, t.side)
 	split.Offset = 0.5

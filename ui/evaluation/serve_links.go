@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"net"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -204,6 +205,17 @@ func (t *serveTab) saveCompletion() {
 	p := t.op.edited()
 	p.Settings.CompletionCode = strings.TrimSpace(t.code.Text)
 	p.Settings.CompletionURL = strings.TrimSpace(t.doneURL.Text)
+	p.Settings.ScreenOutCode = strings.TrimSpace(t.outCode.Text)
+	p.Settings.ScreenOutURL = strings.TrimSpace(t.outURL.Text)
+	p.Settings.MaxEntrants = 0
+	if n := strings.TrimSpace(t.maxEntrants.Text); n != "" {
+		v, err := strconv.Atoi(n)
+		if err != nil || v < 0 {
+			t.ws.showError(fmt.Errorf("at most, at once: want a number of participants (empty: as many as the study has units), got %q", n))
+			return
+		}
+		p.Settings.MaxEntrants = v
+	}
 	err := p.Validate()
 	if err == nil {
 		var config []byte

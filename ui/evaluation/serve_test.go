@@ -63,10 +63,14 @@ func TestServeTabServesAndShowsTheRoster(t *testing.T) {
 	}
 	// The completion code is kept in the project.
 	tab.code.SetText("AGD-99")
+	tab.outCode.SetText("OUT-7")
+	tab.outURL.SetText("https://example.org/screened-out")
+	tab.maxEntrants.SetText("12")
 	tab.side.SelectIndex(1) // the study link and the end of the study
 	uitest.TapButton(t, tab.root, "Save")
-	if p, err := w.store.EvalProject(context.Background(), w.open.info.ID); err != nil || p.Settings.CompletionCode != "AGD-99" {
-		t.Fatalf("completion code not stored: %v", err)
+	if p, err := w.store.EvalProject(context.Background(), w.open.info.ID); err != nil || p.Settings.CompletionCode != "AGD-99" ||
+		p.Settings.ScreenOutCode != "OUT-7" || p.Settings.ScreenOutURL != "https://example.org/screened-out" || p.Settings.MaxEntrants != 12 {
+		t.Fatalf("the settings at the end were not stored: %v", err)
 	}
 	// Recruitment through the study link closes (kept in the store) and opens again.
 	tab.recruit.SetChecked(false)
