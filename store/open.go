@@ -103,6 +103,8 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	if err := inspect(abs); err != nil {
 		return nil, err
 	}
+	// what killed processes left beside the store; removed by every open, reading ones too
+	cleanTemps(abs, time.Now())
 	_, statErr := os.Stat(abs)
 	exists := statErr == nil
 	readOnly := opts.ReadOnly || exists && !writable(abs)
