@@ -149,6 +149,8 @@ func (s *Store) schemaProblems(ctx context.Context) ([]string, error) {
 		h, ok := have[n]
 		switch {
 		case !ok && rebuiltObjects[n]:
+		case !ok && w.kind != "table" && !hasObject(have, w.table):
+			// an index or trigger of a missing table: the table's sentence says it
 		case !ok:
 			problems = append(problems, fmt.Sprintf("the %s %s is missing", describeKind(w), n))
 		case h.kind != w.kind:
@@ -165,6 +167,11 @@ func (s *Store) schemaProblems(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(extra)
 	return append(problems, extra...), nil
+}
+
+func hasObject(objects map[string]schemaObject, name string) bool {
+	_, ok := objects[name]
+	return ok
 }
 
 func describeKind(o schemaObject) string {
