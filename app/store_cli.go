@@ -87,8 +87,8 @@ func storeCheck(fs *flag.FlagSet) runFunc {
 			for _, p := range problems {
 				fmt.Fprintln(e.stdout, p)
 			}
-			return fmt.Errorf("%s is damaged: %d problem(s). Export what can still be read (agentdesk odyssey export, agentdesk eval export), "+
-				"then move the file away and start a new store", path, len(problems))
+			return fmt.Errorf("%s is damaged: %d problem(s). Restore it from a backup, or export what can still be read (agentdesk odyssey export, "+
+				"agentdesk eval export), then move the file away and start a new store", path, len(problems))
 		}
 		st, err := store.OpenWith(path, store.Options{ReadOnly: true})
 		if errors.Is(err, store.ErrDamaged) {

@@ -128,7 +128,7 @@ func (s *Store) runGroup(batch []*groupReq) {
 		if err != nil {
 			r.done <- err
 		} else {
-			r.done <- results[i]
+			r.done <- s.explain(results[i])
 		}
 	}
 }

@@ -242,6 +242,7 @@ func (s *Store) ImportOdyssey(ctx context.Context, ds *odyssey.Dataset, opts Ody
 	})
 	res.Duration = time.Since(start)
 	if err != nil {
+		err = s.explain(err)
 		if res.Chunks > 0 {
 			err = &PartialImportError{Err: err, Episodes: committed, Chunks: res.Chunks, Root: ds.Root}
 		}

@@ -35,8 +35,9 @@ type Store struct {
 
 	health struct {
 		sync.Mutex
-		checkDue bool   // the store was not closed cleanly: quick check before the first write
-		damaged  string // what the check (or a write) found; writes are refused
+		checkDue bool     // the store was not closed cleanly: quick check before the first write
+		damaged  string   // what the check (or a write) found; writes are refused
+		schema   []string // how the schema differs from what the migrations make (schema.go)
 	}
 }
 
@@ -102,6 +103,8 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	if err := inspect(abs); err != nil {
 		return nil, err
 	}
+	// what killed processes left beside the store; removed by every open, reading ones too
+	cleanTemps(abs, time.Now())
 	_, statErr := os.Stat(abs)
 	exists := statErr == nil
 	readOnly := opts.ReadOnly || exists && !writable(abs)
@@ -133,13 +136,17 @@ func OpenWith(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, s.damagedAtOpen(err)
 	}
+	if err := s.checkSchema(context.Background()); err != nil {
+		s.Close()
+		return nil, s.damagedAtOpen(err)
+	}
 	return s, nil
 }
 
 // damagedAtOpen explains an open that failed on damage where opening reads (the schema, the
 // version) as the damaged store it is (ErrDamaged, with what to do), like damage found later.
 func (s *Store) damagedAtOpen(err error) error {
-	if !isCorrupt(err) {
+	if errors.Is(err, ErrDamaged) || !isCorrupt(err) {
 		return err
 	}
 	s.health.damaged = err.Error()
@@ -314,9 +321,9 @@ func (s *Store) applyMigration(ctx context.Context, m migration) error {
 func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	sqlTx, err := s.beginWrite(ctx, s.db.BeginTx)
 	if err != nil {
-		return err
+		return s.explain(err)
 	}
-	return s.damage(runTx(sqlTx, fn))
+	return s.explain(s.damage(runTx(sqlTx, fn)))
 }
 
 // exec runs one writing statement in its own transaction.
@@ -385,9 +392,22 @@ func waitingText(path string, waited time.Duration) string {
 	return fmt.Sprintf("%s is writing to this store; waiting… %d s (Ctrl-C to give up)", who, int(waited.Seconds()))
 }
 
-// Check runs SQLite's integrity check (quick: the faster quick_check, which skips comparing
-// indexes with their tables) and returns the problems it lists, none for a sound store.
+// Check compares the store's schema with what its migrations make, then runs SQLite's
+// integrity check (quick: the faster quick_check, which skips comparing indexes with their
+// tables) and returns the problems they list, none for a sound store.
 func (s *Store) Check(ctx context.Context, quick bool) ([]string, error) {
+	schema, err := s.schemaProblems(ctx)
+	if err != nil {
+		if isCorrupt(err) {
+			return []string{err.Error()}, nil
+		}
+		return nil, s.explain(err)
+	}
+	problems, err := s.integrityCheck(ctx, quick)
+	return append(schema, problems...), err
+}
+
+func (s *Store) integrityCheck(ctx context.Context, quick bool) ([]string, error) {
 	pragma := "integrity_check"
 	if quick {
 		pragma = "quick_check"
@@ -430,7 +450,7 @@ func (s *Store) checkBeforeWrite(ctx context.Context) error {
 		if s.opts.Notify != nil {
 			s.opts.Notify(Notice{Text: "the store was not closed cleanly last time: checking it before writing…"})
 		}
-		problems, err := s.Check(ctx, true)
+		problems, err := s.integrityCheck(ctx, true)
 		if err != nil {
 			return err
 		}
@@ -457,6 +477,10 @@ func (s *Store) damage(err error) error {
 }
 
 func (s *Store) damagedError() error {
+	if len(s.health.schema) > 0 {
+		return fmt.Errorf("%w: %s (%s). Agentdesk will not write to it. Restore it from a backup, or move the file away "+
+			"and start a new store (then import the data again); `agentdesk store check` lists what differs", ErrDamaged, s.path, s.health.damaged)
+	}
 	return fmt.Errorf("%w: %s (%s). Agentdesk will not write to it. Export what can still be read "+
 		"(agentdesk odyssey export, agentdesk eval export), then move the file away and start a new store; "+
 		"`agentdesk store check` lists the problems", ErrDamaged, s.path, s.health.damaged)

@@ -172,6 +172,34 @@ func tempOwner(name, base string) (int, bool) {
 	return pid, true
 }
 
+// ParseTemp reports whether name (a file name, no folder) is a temporary file this package
+// makes, or made in earlier versions, and returns the name of the file it was the next
+// version of and the pid in its name (0 for the names of earlier versions, which hold none).
+// A temporary file of a temporary file ("..<name>.<pid>-<n>.<pid>-<n>.tmp") gives the inner
+// temporary name as its target.
+func ParseTemp(name string) (target string, pid int, ok bool) {
+	if !strings.HasPrefix(name, ".") {
+		return "", 0, false
+	}
+	if i := strings.LastIndex(name, ".tmp"); i > 1 && digits(name[i+len(".tmp"):]) { // ".<name>.tmp<random>"
+		target = name[1:i]
+		if pid, ok := tempOwner(name, target); ok {
+			return target, pid, true
+		}
+	}
+	rest, ok := strings.CutSuffix(name, tempSuffix)
+	if !ok {
+		return "", 0, false
+	}
+	i := strings.LastIndex(rest, ".")
+	if i < 2 {
+		return "", 0, false
+	}
+	target = rest[1:i]
+	pid, ok = tempOwner(name, target)
+	return target, pid, ok
+}
+
 func digits(s string) bool {
 	if s == "" {
 		return false

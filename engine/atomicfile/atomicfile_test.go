@@ -129,3 +129,35 @@ func TestAbortAndCommit(t *testing.T) {
 		t.Fatal("second commit accepted")
 	}
 }
+
+// TestParseTemp: every temporary name New makes (of any file, a temporary file's too) and the
+// names of earlier versions are recognised with their target and pid; other names are not.
+func TestParseTemp(t *testing.T) {
+	dir := t.TempDir()
+	for _, target := range []string{"store.db", ".store.db.open-123-456", "a.tmp", "x.y.z"} {
+		f, err := New(filepath.Join(dir, target), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f.Name())
+		f.Abort()
+		if got, pid, ok := ParseTemp(name); !ok || got != target || pid != os.Getpid() {
+			t.Errorf("ParseTemp(%q) = %q, %d, %v; want %q, %d", name, got, pid, ok, target, os.Getpid())
+		}
+	}
+	for name, want := range map[string]string{
+		".store.db.12345.tmp":             "store.db",
+		".store.db.tmp98765":              "store.db",
+		"..store.db.open-77-88.77-99.tmp": ".store.db.open-77-88",
+		"..store.db.open-77-88.1234.tmp":  ".store.db.open-77-88",
+	} {
+		if got, _, ok := ParseTemp(name); !ok || got != want {
+			t.Errorf("ParseTemp(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"store.db", ".store.db", ".store.db.open-77-88", "store.db.1-2.tmp", ".tmp", "..tmp", ".a.b-c.tmp", ".a.tmp"} {
+		if got, pid, ok := ParseTemp(name); ok {
+			t.Errorf("ParseTemp(%q) = %q, %d: not a temporary name", name, got, pid)
+		}
+	}
+}
