@@ -487,9 +487,36 @@ func appendDatapointJSON(b []byte, dp Datapoint) []byte {
 	return append(b, '}')
 }
 
+// bundleSizeHint is about the size of a bundle's JSON: its texts as they are, and room for the
+// punctuation and a few escapes.
+func bundleSizeHint(bundle Bundle) int {
+	n := 16
+	turns := func(ts []Turn) {
+		for _, t := range ts {
+			n += len(t.Speaker) + len(t.Text) + 8
+			if t.Explanation != nil {
+				n += len(*t.Explanation) + 64
+			}
+		}
+	}
+	for _, dp := range bundle.Datapoints {
+		n += len(dp.DialogueID) + len(dp.OriginWorkerID) + len(dp.GroupID) + len(dp.BotPersona) + 96
+		for _, t := range dp.AnnotationTasks {
+			n += len(t) + 3
+		}
+		turns(dp.Turns)
+		turns(dp.Turns2)
+	}
+	return n + n/64
+}
+
 // AppendBundleJSON appends a bundle as one line of a data file writes it, without the newline:
 // {"data": [datapoint, …]} compact.
 func AppendBundleJSON(b []byte, bundle Bundle) []byte {
+	if need := bundleSizeHint(bundle); cap(b)-len(b) < need {
+		// sized once: grown by append, a 100 MB bundle left about four times itself behind
+		b = append(make([]byte, 0, len(b)+need), b...)
+	}
 	b = append(b, `{"data":[`...)
 	for i, dp := range bundle.Datapoints {
 		if i > 0 {
