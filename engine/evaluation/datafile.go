@@ -196,7 +196,25 @@ func jsonElements(raw []byte) (elems [][]byte, ok bool) {
 	if b[0] != '[' {
 		return nil, false
 	}
-	elems = [][]byte{}
+	n := 0
+	for i := skipBlank(b, 1); i < len(b) && b[i] != ']'; n++ { // counted first: one allocation
+		i = skipBlank(b, skipJSONValue(b, i))
+		if i < len(b) && b[i] == ',' {
+			i = skipBlank(b, i+1)
+		}
+	}
+	return appendJSONElements(make([][]byte, 0, n), b)
+}
+
+// appendJSONElements is jsonElements appending to elems (null gives elems as they are).
+func appendJSONElements(elems [][]byte, raw []byte) ([][]byte, bool) {
+	b := bytes.TrimSpace(raw)
+	if isNull(b) {
+		return elems, true
+	}
+	if b[0] != '[' {
+		return elems, false
+	}
 	i := skipBlank(b, 1)
 	for i < len(b) && b[i] != ']' {
 		end := skipJSONValue(b, i)
@@ -207,6 +225,30 @@ func jsonElements(raw []byte) (elems [][]byte, ok bool) {
 		}
 	}
 	return elems, true
+}
+
+// decodeString decodes a JSON string value as json.Unmarshal does: a plain string (no escape,
+// no control character, valid UTF-8) directly, anything else by json.Unmarshal.
+func decodeString(span []byte, dst *string) error {
+	if len(span) >= 2 && span[0] == '"' && span[len(span)-1] == '"' {
+		body := span[1 : len(span)-1]
+		plain := true
+		ascii := true
+		for _, c := range body {
+			if c == '\\' || c == '"' || c < 0x20 {
+				plain = false
+				break
+			}
+			if c >= 0x80 {
+				ascii = false
+			}
+		}
+		if plain && (ascii || utf8.Valid(body)) {
+			*dst = string(body)
+			return nil
+		}
+	}
+	return json.Unmarshal(span, dst)
 }
 
 func skipBlank(b []byte, i int) int {
@@ -319,8 +361,9 @@ func parseTurns(raw []byte, key string) ([]Turn, error) {
 		return nil, fmt.Errorf("%q must be a list of turns, found %s", key, jsonKind(raw))
 	}
 	out := make([]Turn, 0, len(items))
+	var partsBuf [5][]byte // a turn's parts, without a slice allocated for each turn
 	for i, it := range items {
-		parts, ok := jsonElements(it)
+		parts, ok := appendJSONElements(partsBuf[:0], it)
 		if !ok {
 			return nil, fmt.Errorf("%s[%d]: a turn is [speaker, text], found %s", key, i, jsonKind(it))
 		}
@@ -328,10 +371,10 @@ func parseTurns(raw []byte, key string) ([]Turn, error) {
 			return nil, fmt.Errorf("%s[%d]: a turn has 2 elements ([speaker, text]) or 4 ([speaker, text, truth, explanation]), found %d", key, i, len(parts))
 		}
 		var t Turn
-		if err := json.Unmarshal(parts[0], &t.Speaker); err != nil {
+		if err := decodeString(parts[0], &t.Speaker); err != nil {
 			return nil, fmt.Errorf("%s[%d]: the speaker must be a string, found %s", key, i, jsonKind(parts[0]))
 		}
-		if err := json.Unmarshal(parts[1], &t.Text); err != nil {
+		if err := decodeString(parts[1], &t.Text); err != nil {
 			return nil, fmt.Errorf("%s[%d]: the text must be a string, found %s", key, i, jsonKind(parts[1]))
 		}
 		if len(parts) == 4 {
@@ -487,27 +530,54 @@ func appendDatapointJSON(b []byte, dp Datapoint) []byte {
 	return append(b, '}')
 }
 
-// bundleSizeHint is about the size of a bundle's JSON: its texts as they are, and room for the
-// punctuation and a few escapes.
+// bundleSizeHint is about the size of a bundle's JSON: its strings' exact encoded sizes, and
+// room for the punctuation.
 func bundleSizeHint(bundle Bundle) int {
 	n := 16
 	turns := func(ts []Turn) {
 		for _, t := range ts {
-			n += len(t.Speaker) + len(t.Text) + 8
+			n += jsonStringSize(t.Speaker) + jsonStringSize(t.Text) + 4
 			if t.Explanation != nil {
-				n += len(*t.Explanation) + 64
+				n += jsonStringSize(*t.Explanation) + 64
 			}
 		}
 	}
 	for _, dp := range bundle.Datapoints {
-		n += len(dp.DialogueID) + len(dp.OriginWorkerID) + len(dp.GroupID) + len(dp.BotPersona) + 96
+		n += jsonStringSize(dp.DialogueID) + jsonStringSize(dp.OriginWorkerID) + jsonStringSize(dp.GroupID) + len(dp.BotPersona) + 96
 		for _, t := range dp.AnnotationTasks {
-			n += len(t) + 3
+			n += jsonStringSize(t) + 1
 		}
 		turns(dp.Turns)
 		turns(dp.Turns2)
 	}
-	return n + n/64
+	return n
+}
+
+// jsonStringSize is len(appendJSONString(nil, s)).
+func jsonStringSize(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n++
+			case c < 0x20:
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5
+		case r == '\u2028' || r == '\u2029':
+			n += 3
+		}
+		i += size
+	}
+	return n
 }
 
 // AppendBundleJSON appends a bundle as one line of a data file writes it, without the newline:

@@ -116,3 +116,11 @@ func TestReadBundlesDataIsReadBundles(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONStringSize(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uo\te`, "\x00\x01\b\f\n\r\t\x1f\x7f", "caf\u00e9 \u2028\u2029 \U0001F600", "bad \xff\xfe utf8 \xe2\x82"} {
+		if got, want := jsonStringSize(s), len(appendJSONString(nil, s)); got != want {
+			t.Errorf("%q: %d, want %d", s, got, want)
+		}
+	}
+}
