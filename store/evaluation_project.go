@@ -1,13 +1,13 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 )
@@ -39,14 +39,12 @@ func (s *Store) SaveEvalProject(ctx context.Context, name, origin, source string
 			if err != nil {
 				return 0, fmt.Errorf("bundle %d: %w", i+1, err)
 			}
-			var buf bytes.Buffer
-			if err := ev.WriteBundles(&buf, []ev.Bundle{b}); err != nil {
-				return 0, err
-			}
-			as = append(as, ev.NewAssignment{GroupID: b.GroupID(), Bundle: bytes.TrimSpace(buf.Bytes()), Units: n})
+			// the data file's line as WriteBundles writes it, encoded once into its own slice
+			as = append(as, ev.NewAssignment{GroupID: b.GroupID(), Bundle: ev.AppendBundleJSON(nil, b), Units: n})
 		}
 	}
-	return s.CreateEvalProject(ctx, name, origin, source, string(config), report, as)
+	// the definition holds every bundle too: bound without a copy in Go (config is not reused)
+	return s.CreateEvalProject(ctx, name, origin, source, unsafe.String(unsafe.SliceData(config), len(config)), report, as)
 }
 
 // EvalProject reads a project's definition back.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentdesk/agentdesk/engine/limits"
 )
@@ -27,26 +28,12 @@ func ReadBundles(r io.Reader, file string) ([]Bundle, error) {
 
 func readBundles(r io.Reader, file string, rep *ImportReport) ([]Bundle, error) {
 	br := bufio.NewReader(r)
-	var out []Bundle
-	ignored := map[string]int{}
-	lineNo, datapoints := 0, 0
+	rd := bundleReader{file: file, ignored: map[string]int{}}
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			lineNo++
-			if lineNo == 1 {
-				line = bytes.TrimPrefix(line, utf8BOM)
-			}
-			if len(bytes.TrimSpace(line)) > 0 {
-				b, perr := parseBundleLine(line, file, lineNo, ignored)
-				if perr != nil {
-					return nil, perr
-				}
-				datapoints += len(b.Datapoints)
-				if err := limits.Datapoints.Check("datapoints up to here", int64(datapoints)); err != nil {
-					return nil, &FileError{File: file, Line: lineNo, Err: err}
-				}
-				out = append(out, b)
+			if perr := rd.line(line); perr != nil {
+				return nil, perr
 			}
 		}
 		if err == io.EOF {
@@ -56,27 +43,88 @@ func readBundles(r io.Reader, file string, rep *ImportReport) ([]Bundle, error) 
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
-	keys := make([]string, 0, len(ignored))
-	for k := range ignored {
+	rd.report(rep)
+	return rd.out, nil
+}
+
+// readBundlesData is readBundles over a file's bytes: its lines are parsed where they are,
+// without a copy of each (a 100 MB line cost six copies of itself before).
+func readBundlesData(data []byte, file string, rep *ImportReport) ([]Bundle, error) {
+	rd := bundleReader{file: file, ignored: map[string]int{}}
+	for len(data) > 0 {
+		n := bytes.IndexByte(data, '\n') + 1
+		if n == 0 {
+			n = len(data)
+		}
+		if err := rd.line(data[:n]); err != nil {
+			return nil, err
+		}
+		data = data[n:]
+	}
+	rd.report(rep)
+	return rd.out, nil
+}
+
+// bundleReader reads a data file's lines in order.
+type bundleReader struct {
+	file               string
+	out                []Bundle
+	ignored            map[string]int
+	lineNo, datapoints int
+}
+
+func (rd *bundleReader) line(line []byte) error {
+	rd.lineNo++
+	if rd.lineNo == 1 {
+		line = bytes.TrimPrefix(line, utf8BOM)
+	}
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	b, err := parseBundleLine(line, rd.file, rd.lineNo, rd.ignored)
+	if err != nil {
+		return err
+	}
+	rd.datapoints += len(b.Datapoints)
+	if err := limits.Datapoints.Check("datapoints up to here", int64(rd.datapoints)); err != nil {
+		return &FileError{File: rd.file, Line: rd.lineNo, Err: err}
+	}
+	rd.out = append(rd.out, b)
+	return nil
+}
+
+func (rd *bundleReader) report(rep *ImportReport) {
+	keys := make([]string, 0, len(rd.ignored))
+	for k := range rd.ignored {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		rep.add(Ignored, file, "", "key %q on %d line(s)", k, ignored[k])
+		rep.add(Ignored, rd.file, "", "key %q on %d line(s)", k, rd.ignored[k])
 	}
-	return out, nil
 }
 
+// The line is read where it is: once json.Valid has checked it, objects and lists are walked
+// by their spans (jsonMembers, jsonElements) and only the values kept are decoded, each from
+// its own span. What is accepted, refused and said is what decoding into
+// map[string]json.RawMessage and []json.RawMessage gave (the last of duplicate keys wins; a
+// value that does not fit is decoded that way for its error).
+
 func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]int) (Bundle, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(line, &top); err != nil {
-		return Bundle{}, jsonFileError(file, line, lineNo, err)
-	}
 	lineErr := func(format string, args ...any) error {
 		return &FileError{File: file, Line: lineNo, Err: fmt.Errorf(format, args...)}
 	}
-	if top == nil {
+	if !json.Valid(line) || !isObjectOrNull(line) {
+		var top map[string]json.RawMessage
+		err := json.Unmarshal(line, &top)
+		return Bundle{}, jsonFileError(file, line, lineNo, err)
+	}
+	if isNull(line) {
 		return Bundle{}, lineErr("a bundle is an object {\"data\": [...]}, found null")
+	}
+	top, err := jsonMembers(line)
+	if err != nil {
+		return Bundle{}, jsonFileError(file, line, lineNo, err)
 	}
 	for k := range top {
 		if k != "data" {
@@ -85,10 +133,10 @@ func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]in
 	}
 	data, ok := top["data"]
 	if !ok {
-		return Bundle{}, lineErr(`no "data" key: each line is a bundle {"data": [datapoint, ...]}`)
+		return Bundle{}, lineErr(`no "data" key: each line is a bundle {"data": [...]}`)
 	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil {
+	raws, isList := jsonElements(data)
+	if !isList {
 		return Bundle{}, lineErr(`"data" must be a list of datapoints, found %s`, jsonKind(data))
 	}
 	if len(raws) == 0 {
@@ -105,9 +153,149 @@ func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]in
 	return b, nil
 }
 
-func parseDatapoint(raw json.RawMessage, ignored map[string]int) (Datapoint, error) {
-	var f map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &f); err != nil || f == nil {
+// isObjectOrNull tells whether valid JSON is an object or null.
+func isObjectOrNull(raw []byte) bool {
+	b := bytes.TrimSpace(raw)
+	return len(b) > 0 && (b[0] == '{' || b[0] == 'n')
+}
+
+// jsonMembers maps the keys of a valid JSON object to their values' spans (nil for null;
+// the last of duplicate keys wins, as encoding/json does).
+func jsonMembers(raw []byte) (map[string][]byte, error) {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 || b[0] != '{' {
+		return nil, nil
+	}
+	out := map[string][]byte{}
+	i := skipBlank(b, 1)
+	for i < len(b) && b[i] != '}' {
+		kEnd := skipJSONValue(b, i)
+		var key string
+		if err := json.Unmarshal(b[i:kEnd], &key); err != nil {
+			return nil, err
+		}
+		i = skipBlank(b, kEnd) + 1 // ':'
+		i = skipBlank(b, i)
+		end := skipJSONValue(b, i)
+		out[key] = b[i:end]
+		i = skipBlank(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipBlank(b, i+1)
+		}
+	}
+	return out, nil
+}
+
+// jsonElements returns the spans of a valid JSON list's elements; ok is false when raw is
+// neither a list nor null (null gives no elements).
+func jsonElements(raw []byte) (elems [][]byte, ok bool) {
+	b := bytes.TrimSpace(raw)
+	if isNull(b) {
+		return nil, true
+	}
+	if b[0] != '[' {
+		return nil, false
+	}
+	n := 0
+	for i := skipBlank(b, 1); i < len(b) && b[i] != ']'; n++ { // counted first: one allocation
+		i = skipBlank(b, skipJSONValue(b, i))
+		if i < len(b) && b[i] == ',' {
+			i = skipBlank(b, i+1)
+		}
+	}
+	return appendJSONElements(make([][]byte, 0, n), b)
+}
+
+// appendJSONElements is jsonElements appending to elems (null gives elems as they are).
+func appendJSONElements(elems [][]byte, raw []byte) ([][]byte, bool) {
+	b := bytes.TrimSpace(raw)
+	if isNull(b) {
+		return elems, true
+	}
+	if b[0] != '[' {
+		return elems, false
+	}
+	i := skipBlank(b, 1)
+	for i < len(b) && b[i] != ']' {
+		end := skipJSONValue(b, i)
+		elems = append(elems, b[i:end])
+		i = skipBlank(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipBlank(b, i+1)
+		}
+	}
+	return elems, true
+}
+
+// decodeString decodes a JSON string value as json.Unmarshal does: a plain string (no escape,
+// no control character, valid UTF-8) directly, anything else by json.Unmarshal.
+func decodeString(span []byte, dst *string) error {
+	if len(span) >= 2 && span[0] == '"' && span[len(span)-1] == '"' {
+		body := span[1 : len(span)-1]
+		plain := true
+		ascii := true
+		for _, c := range body {
+			if c == '\\' || c == '"' || c < 0x20 {
+				plain = false
+				break
+			}
+			if c >= 0x80 {
+				ascii = false
+			}
+		}
+		if plain && (ascii || utf8.Valid(body)) {
+			*dst = string(body)
+			return nil
+		}
+	}
+	return json.Unmarshal(span, dst)
+}
+
+func skipBlank(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipJSONValue returns the end of the valid JSON value starting at b[i].
+func skipJSONValue(b []byte, i int) int {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			j++
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 { // the end of the list or object around a number or literal
+				return j
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(b)
+}
+
+func parseDatapoint(raw []byte, ignored map[string]int) (Datapoint, error) {
+	f, _ := jsonMembers(raw)
+	if f == nil {
 		return Datapoint{}, fmt.Errorf("want an object, found %s", jsonKind(raw))
 	}
 	for k := range f {
@@ -166,30 +354,31 @@ func parseDatapoint(raw json.RawMessage, ignored map[string]int) (Datapoint, err
 
 // parseTurns reads a list of turns: [speaker, text] or, graded, [speaker, text, truth,
 // explanation] (explanation may be null, as in gold files). Three elements would crash the
-// original and are refused.
-func parseTurns(raw json.RawMessage, key string) ([]Turn, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
+// original and are refused. raw is valid JSON.
+func parseTurns(raw []byte, key string) ([]Turn, error) {
+	items, ok := jsonElements(raw)
+	if !ok || items == nil {
 		return nil, fmt.Errorf("%q must be a list of turns, found %s", key, jsonKind(raw))
 	}
 	out := make([]Turn, 0, len(items))
+	var partsBuf [5][]byte // a turn's parts, without a slice allocated for each turn
 	for i, it := range items {
-		var parts []json.RawMessage
-		if err := json.Unmarshal(it, &parts); err != nil {
+		parts, ok := appendJSONElements(partsBuf[:0], it)
+		if !ok {
 			return nil, fmt.Errorf("%s[%d]: a turn is [speaker, text], found %s", key, i, jsonKind(it))
 		}
 		if len(parts) != 2 && len(parts) != 4 {
 			return nil, fmt.Errorf("%s[%d]: a turn has 2 elements ([speaker, text]) or 4 ([speaker, text, truth, explanation]), found %d", key, i, len(parts))
 		}
 		var t Turn
-		if err := json.Unmarshal(parts[0], &t.Speaker); err != nil {
+		if err := decodeString(parts[0], &t.Speaker); err != nil {
 			return nil, fmt.Errorf("%s[%d]: the speaker must be a string, found %s", key, i, jsonKind(parts[0]))
 		}
-		if err := json.Unmarshal(parts[1], &t.Text); err != nil {
+		if err := decodeString(parts[1], &t.Text); err != nil {
 			return nil, fmt.Errorf("%s[%d]: the text must be a string, found %s", key, i, jsonKind(parts[1]))
 		}
 		if len(parts) == 4 {
-			truth, err := ParseTruth(parts[2])
+			truth, err := ParseTruth(bytes.Clone(parts[2])) // kept: not a window on the line
 			if err != nil {
 				return nil, fmt.Errorf("%s[%d]: %v", key, i, err)
 			}
@@ -209,53 +398,212 @@ func parseTurns(raw json.RawMessage, key string) ([]Turn, error) {
 
 // turnsJSON writes turns in the original's list form.
 func turnsJSON(turns []Turn) json.RawMessage {
-	list := make([]json.RawMessage, 0, len(turns))
-	for _, t := range turns {
-		parts := []json.RawMessage{mustRaw(t.Speaker), mustRaw(t.Text)}
+	return appendTurnsJSON(nil, turns)
+}
+
+// appendTurnsJSON appends turns in the original's list form, the bytes mustRaw gives of the
+// list of [speaker, text(, truth, explanation)] lists, written straight into b.
+func appendTurnsJSON(b []byte, turns []Turn) []byte {
+	b = append(b, '[')
+	for i, t := range turns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = appendJSONString(b, t.Speaker)
+		b = append(b, ',')
+		b = appendJSONString(b, t.Text)
 		if t.Truth != nil {
 			tb, _ := t.Truth.MarshalJSON()
-			var ex json.RawMessage = json.RawMessage("null")
+			b = append(b, ',')
+			b = appendCompact(b, tb)
+			b = append(b, ',')
 			if t.Explanation != nil {
-				ex = mustRaw(*t.Explanation)
+				b = appendJSONString(b, *t.Explanation)
+			} else {
+				b = append(b, "null"...)
 			}
-			parts = append(parts, tb, ex)
 		}
-		list = append(list, mustRaw(parts))
+		b = append(b, ']')
 	}
-	return mustRaw(list)
+	return append(b, ']')
+}
+
+// appendCompact appends valid JSON without blanks, as the encoder writes a json.Marshaler's
+// output (HTML characters left as they are).
+func appendCompact(b, raw []byte) []byte {
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, raw); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// appendJSONString appends s quoted as encoding/json's encoder does with HTML escaping off:
+// control characters, quotes and backslashes escaped, invalid UTF-8 as \ufffd, U+2028 and
+// U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // datapointJSON writes a datapoint in the original's shape.
 func datapointJSON(dp Datapoint) json.RawMessage {
-	obj := orderedJSON{{"dialogue_id", mustRaw(dp.DialogueID)}}
+	return appendDatapointJSON(nil, dp)
+}
+
+// appendDatapointJSON appends a datapoint in the original's shape (the bytes mustRaw gives of
+// its orderedJSON), written straight into b.
+func appendDatapointJSON(b []byte, dp Datapoint) []byte {
+	b = append(b, `{"dialogue_id":`...)
+	b = appendJSONString(b, dp.DialogueID)
 	if dp.OriginWorkerID != "" {
-		obj = append(obj, member{"origin_worker_id", mustRaw(dp.OriginWorkerID)})
+		b = append(b, `,"origin_worker_id":`...)
+		b = appendJSONString(b, dp.OriginWorkerID)
 	}
-	obj = append(obj, member{"group_id", mustRaw(dp.GroupID)})
-	tasks := dp.AnnotationTasks
-	if tasks == nil {
-		tasks = []string{}
+	b = append(b, `,"group_id":`...)
+	b = appendJSONString(b, dp.GroupID)
+	b = append(b, `,"annotation_tasks":[`...)
+	for i, t := range dp.AnnotationTasks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, t)
 	}
-	obj = append(obj, member{"annotation_tasks", mustRaw(tasks)}, member{"turns", turnsJSON(dp.Turns)})
+	b = append(b, `],"turns":`...)
+	b = appendTurnsJSON(b, dp.Turns)
 	if dp.Turns2 != nil {
-		obj = append(obj, member{"turns2", turnsJSON(dp.Turns2)})
+		b = append(b, `,"turns2":`...)
+		b = appendTurnsJSON(b, dp.Turns2)
 	}
 	if dp.BotPersona != nil {
-		obj = append(obj, member{"bot_persona", dp.BotPersona})
+		b = append(b, `,"bot_persona":`...)
+		b = appendCompact(b, dp.BotPersona)
 	}
-	return mustRaw(obj)
+	return append(b, '}')
+}
+
+// bundleSizeHint is about the size of a bundle's JSON: its strings' exact encoded sizes, and
+// room for the punctuation.
+func bundleSizeHint(bundle Bundle) int {
+	n := 16
+	turns := func(ts []Turn) {
+		for _, t := range ts {
+			n += jsonStringSize(t.Speaker) + jsonStringSize(t.Text) + 4
+			if t.Explanation != nil {
+				n += jsonStringSize(*t.Explanation) + 64
+			}
+		}
+	}
+	for _, dp := range bundle.Datapoints {
+		n += jsonStringSize(dp.DialogueID) + jsonStringSize(dp.OriginWorkerID) + jsonStringSize(dp.GroupID) + len(dp.BotPersona) + 96
+		for _, t := range dp.AnnotationTasks {
+			n += jsonStringSize(t) + 1
+		}
+		turns(dp.Turns)
+		turns(dp.Turns2)
+	}
+	return n
+}
+
+// jsonStringSize is len(appendJSONString(nil, s)).
+func jsonStringSize(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n++
+			case c < 0x20:
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5
+		case r == '\u2028' || r == '\u2029':
+			n += 3
+		}
+		i += size
+	}
+	return n
+}
+
+// AppendBundleJSON appends a bundle as one line of a data file writes it, without the newline:
+// {"data": [datapoint, …]} compact.
+func AppendBundleJSON(b []byte, bundle Bundle) []byte {
+	if need := bundleSizeHint(bundle); cap(b)-len(b) < need {
+		// sized once: grown by append, a 100 MB bundle left about four times itself behind
+		b = append(make([]byte, 0, len(b)+need), b...)
+	}
+	b = append(b, `{"data":[`...)
+	for i, dp := range bundle.Datapoints {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendDatapointJSON(b, dp)
+	}
+	return append(b, "]}"...)
 }
 
 // WriteBundles writes bundles as a JSONL data file, one {"data": [...]} per line.
 func WriteBundles(w io.Writer, bundles []Bundle) error {
 	bw := bufio.NewWriter(w)
+	var line []byte
 	for _, b := range bundles {
-		list := make([]json.RawMessage, 0, len(b.Datapoints))
-		for _, dp := range b.Datapoints {
-			list = append(list, datapointJSON(dp))
-		}
-		bw.Write(mustRaw(orderedJSON{{"data", mustRaw(list)}}))
-		bw.WriteByte('\n')
+		line = append(AppendBundleJSON(line[:0], b), '\n')
+		bw.Write(line)
 	}
 	return bw.Flush()
 }

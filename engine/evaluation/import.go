@@ -1,7 +1,6 @@
 package evaluation
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -670,7 +669,7 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if p.Bundles, err = readBundles(bytes.NewReader(data), rel, im.rep); err != nil {
+	if p.Bundles, err = readBundlesData(data, rel, im.rep); err != nil {
 		return err
 	}
 	nd, pairs := 0, 0
@@ -816,7 +815,7 @@ func (im *importer) gold(p *Project, paths map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if p.Gold, err = readBundles(bytes.NewReader(data), rel, im.rep); err != nil {
+	if p.Gold, err = readBundlesData(data, rel, im.rep); err != nil {
 		return err
 	}
 	graded := 0

@@ -41,6 +41,112 @@ type Annotation struct {
 	// Warnings are problems that did not stop the import (unofficial action names, a step
 	// number out of order, step_length disagreeing with the steps, ...).
 	Warnings []string
+	// stream is set for an episode read with its steps left in the file (Steps is nil): see
+	// EpisodeOptions.StreamSteps and StepBatches.
+	stream *stepStream
+}
+
+// stepStream is what an episode read streamed keeps of its steps: where its step lists are in
+// the file's bytes, and what the episode as a whole needs of them, gathered while they were
+// checked.
+type stepStream struct {
+	file     string
+	data     []byte
+	lists    []int // offsets of the steps lists ('['), in file order
+	n        int
+	v2       bool
+	kinds    []string // action kinds in order of first appearance
+	seen     map[string]bool
+	warnings []string // the per-step warnings finish adds, in step order
+}
+
+// note takes in step i of the episode (its position among all steps).
+func (ss *stepStream) note(i int, st *StepAnnotation) {
+	ss.n++
+	if st.Sam2Bbox != nil || st.LowLevelInstruction != "" {
+		ss.v2 = true
+	}
+	if k := st.Kind(); k != "" && !ss.seen[k] {
+		ss.seen[k] = true
+		ss.kinds = append(ss.kinds, k)
+	}
+	if w := st.unofficialWarning(); w != "" {
+		ss.warnings = append(ss.warnings, fmt.Sprintf("step %d: %s", i, w))
+	}
+}
+
+// NumSteps is the number of steps of the episode (len(Steps) unless it was read streamed).
+func (a *Annotation) NumSteps() int {
+	if a.stream != nil {
+		return a.stream.n
+	}
+	return len(a.Steps)
+}
+
+// Streamed tells whether the episode was read without its steps (Steps is nil); StepBatches
+// reads them.
+func (a *Annotation) Streamed() bool { return a.stream != nil }
+
+// StepBatches calls fn with the episode's steps in order, prepared (see Prepare), at most n at
+// a time; first is the position of the batch's first step. For an episode read whole that is
+// one call with Steps. For one read streamed the steps are decoded again from the file's bytes,
+// a batch at a time, into a slice fn must not keep: memory stays that of one batch, whatever
+// the number of steps.
+func (a *Annotation) StepBatches(n int, fn func(first int, steps []StepAnnotation) error) error {
+	if a.stream == nil {
+		if len(a.Steps) == 0 {
+			return nil
+		}
+		a.Prepare()
+		return fn(0, a.Steps)
+	}
+	ss := a.stream
+	n = max(n, 1)
+	batch := make([]StepAnnotation, 0, min(n, ss.n))
+	first := 0
+	send := func() error {
+		for i := range batch {
+			batch[i].prepare()
+		}
+		err := fn(first, batch)
+		first += len(batch)
+		clear(batch)
+		batch = batch[:0]
+		return err
+	}
+	for _, at := range ss.lists {
+		s := &scanner{file: ss.file, data: ss.data, i: at}
+		if err := s.expect('[', "", "a list of steps"); err != nil {
+			return err
+		}
+		if s.peek() == ']' {
+			continue
+		}
+		for {
+			span, off, err := s.value("")
+			if err != nil {
+				return err
+			}
+			var st StepAnnotation
+			if err := s.step(span, off, &st, ""); err != nil {
+				return err
+			}
+			batch = append(batch, st)
+			if len(batch) == n {
+				if err := send(); err != nil {
+					return err
+				}
+			}
+			if c := s.peek(); c != ',' {
+				break
+			}
+			s.i++
+		}
+	}
+	if len(batch) > 0 {
+		return send()
+	}
+	return nil
 }
 
 // Field is a JSON member kept verbatim.
@@ -135,6 +241,9 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 
 // Schema is the annotation schema of the episode: v2 when any step has v2 fields.
 func (a *Annotation) Schema() string {
+	if a.stream != nil && a.stream.v2 {
+		return SchemaV2
+	}
 	for _, s := range a.Steps {
 		if s.Sam2Bbox != nil || s.LowLevelInstruction != "" {
 			return SchemaV2
@@ -146,7 +255,13 @@ func (a *Annotation) Schema() string {
 // ParseAnnotation reads one episode file. Errors are *PosError values naming the file, the line
 // and column, and the episode and step.
 func ParseAnnotation(file string, data []byte) (*Annotation, error) {
-	s := &scanner{file: file, data: data, i: bomLen(data)}
+	return parseAnnotation(file, data, 0)
+}
+
+// parseAnnotation reads one episode file; an episode of more than streamAbove steps (when it is
+// positive) is read streamed.
+func parseAnnotation(file string, data []byte, streamAbove int) (*Annotation, error) {
+	s := &scanner{file: file, data: data, i: bomLen(data), streamAbove: streamAbove}
 	a, err := s.episode()
 	if err != nil {
 		return nil, err
@@ -199,11 +314,17 @@ func ParseAnnotationList(file string, data []byte, fn func(*Annotation) error) e
 
 // finish checks the episode as a whole and notes what is unusual.
 func (a *Annotation) finish() {
+	n := a.NumSteps()
 	if a.StepLength < 0 {
 		a.Warnings = append(a.Warnings, "no step_length; the number of steps is used")
-		a.StepLength = len(a.Steps)
-	} else if a.StepLength != len(a.Steps) {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("step_length is %d but the episode has %d steps", a.StepLength, len(a.Steps)))
+		a.StepLength = n
+	} else if a.StepLength != n {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("step_length is %d but the episode has %d steps", a.StepLength, n))
+	}
+	if a.stream != nil {
+		a.Warnings = append(a.Warnings, a.stream.warnings...)
+		a.stream.warnings, a.stream.seen = nil, nil
+		return
 	}
 	for i := range a.Steps {
 		if w := a.Steps[i].unofficialWarning(); w != "" {
@@ -292,16 +413,19 @@ func (s *StepAnnotation) GroundTruth() (string, error) {
 // shared action and extra fields. Dataset.Episodes calls it on its worker goroutines.
 func (a *Annotation) Prepare() {
 	for i := range a.Steps {
-		s := &a.Steps[i]
-		if s.prepared {
-			continue
-		}
-		s.gt, s.gtErr = s.GroundTruth()
-		s.actionJSON = encodeAction(s.SharedAction())
-		s.extraJSON = s.ExtraJSON()
-		s.actionText, s.extraText = string(s.actionJSON), string(s.extraJSON)
-		s.prepared = true
+		a.Steps[i].prepare()
 	}
+}
+
+func (s *StepAnnotation) prepare() {
+	if s.prepared {
+		return
+	}
+	s.gt, s.gtErr = s.GroundTruth()
+	s.actionJSON = encodeAction(s.SharedAction())
+	s.extraJSON = s.ExtraJSON()
+	s.actionText, s.extraText = string(s.actionJSON), string(s.extraJSON)
+	s.prepared = true
 }
 
 // Stored returns the step's shared action and extra fields as the JSON texts the store keeps

@@ -209,6 +209,9 @@ func (a *Annotation) Facets() map[string][]string {
 	if a.Task.MetaTask != "" {
 		f[episode.FacetMetaTask] = []string{a.Task.MetaTask}
 	}
+	if a.stream != nil && len(a.stream.kinds) > 0 {
+		f[episode.FacetAction] = append(f[episode.FacetAction], a.stream.kinds...)
+	}
 	kinds := map[string]bool{}
 	for i := range a.Steps {
 		k := a.Steps[i].Kind()

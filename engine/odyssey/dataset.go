@@ -179,6 +179,11 @@ type EpisodeOptions struct {
 	// whose fn works in batches, as a store import does, lets the workers read a batch or two
 	// ahead, so that they parse while fn writes instead of waiting for it.
 	ReadAhead int
+	// StreamSteps, when positive, reads an episode of more steps than this streamed: its steps
+	// are checked and counted, and left in the file's bytes until Annotation.StepBatches reads
+	// them a batch at a time (Steps is nil). A 300k-step episode then costs its file's bytes
+	// instead of about a kilobyte a step.
+	StreamSteps int
 	// OnCount, when set, is told how many episodes a one-file variant holds once it has been
 	// scanned (before they are parsed), for progress bars.
 	OnCount func(n int)
@@ -245,7 +250,7 @@ func (d *Dataset) listEpisodes(ctx context.Context, file string, opts EpisodeOpt
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		s := &scanner{file: file, data: data, i: starts[i]}
+		s := &scanner{file: file, data: data, i: starts[i], streamAbove: opts.StreamSteps}
 		a, err := s.episode()
 		if err != nil {
 			return nil, err
@@ -303,7 +308,7 @@ func (d *Dataset) fileEpisodes(ctx context.Context, opts EpisodeOptions, fn func
 		skip bool
 	}
 	return inOrder(ctx, len(d.AnnotationFiles), opts.Workers, opts.ReadAhead, func(ctx context.Context, i int) (read, error) {
-		a, src, skip, err := readEpisodeFile(ctx, archives, d.AnnotationFiles[i], opts.Skip)
+		a, src, skip, err := readEpisodeFile(ctx, archives, d.AnnotationFiles[i], opts.Skip, opts.StreamSteps)
 		return read{a, src, skip}, err
 	}, func(r read) error {
 		if r.skip {
@@ -390,7 +395,7 @@ func inOrder[T any](ctx context.Context, n, workers, ahead int, work func(contex
 	return err
 }
 
-func readEpisodeFile(ctx context.Context, archives *Screenshots, path string, skip func(SourceFile) bool) (*Annotation, SourceFile, bool, error) {
+func readEpisodeFile(ctx context.Context, archives *Screenshots, path string, skip func(SourceFile) bool, streamAbove int) (*Annotation, SourceFile, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, SourceFile{}, false, err
 	}
@@ -408,7 +413,7 @@ func readEpisodeFile(ctx context.Context, archives *Screenshots, path string, sk
 	if skip != nil && skip(src) {
 		return nil, src, true, nil
 	}
-	a, err := ParseAnnotation(path, data)
+	a, err := parseAnnotation(path, data, streamAbove)
 	if err != nil {
 		return nil, src, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +19,10 @@ type scanner struct {
 	file string
 	data []byte
 	i    int
+	// streamAbove, when positive, makes an episode of more steps than this one read streamed:
+	// its steps are checked and counted but not kept (Annotation.StepBatches reads them).
+	streamAbove int
+	lists       []int // offsets of the current episode's steps lists
 }
 
 func (s *scanner) ws() {
@@ -212,6 +217,7 @@ func compactJSON(src []byte) []byte {
 func (s *scanner) episode() (*Annotation, error) {
 	s.ws()
 	a := &Annotation{File: s.file, Offset: int64(s.i), StepLength: -1}
+	s.lists = s.lists[:0]
 	where := func() string {
 		if a.EpisodeID != "" {
 			return "episode " + a.EpisodeID
@@ -293,6 +299,13 @@ func (s *scanner) episode() (*Annotation, error) {
 
 // steps reads the steps list.
 func (s *scanner) steps(a *Annotation, where string) error {
+	s.ws()
+	// Where each steps list starts, for an episode read streamed to read them again (a second
+	// "steps" member's steps follow the first's, as when they are kept).
+	s.lists = append(s.lists, s.i)
+	if a.stream != nil {
+		a.stream.lists = append(a.stream.lists, s.i)
+	}
 	if err := s.expect('[', where, "a list of steps"); err != nil {
 		return err
 	}
@@ -314,21 +327,26 @@ func (s *scanner) steps(a *Annotation, where string) error {
 			return s.errAt(off, w(), "a step must be an object")
 		}
 		var st StepAnnotation
-		if !decodeStep(span, &st) {
-			st = StepAnnotation{}
-			if err := json.Unmarshal(span, &st); err != nil {
-				return jsonError(s.file, s.data, int64(off), w(), err)
-			}
+		if err := s.step(span, off, &st, w()); err != nil {
+			return err
 		}
-		if st.Action == "" {
-			return s.errAt(off, w(), `the step has no "action"`)
-		}
-		st.Raw, st.Offset = compactJSON(span), int64(off)
 		if st.Step != i {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("step %d is numbered %d; the position is used", i, st.Step))
 		}
-		a.Steps = append(a.Steps, st)
-		if err := limits.Steps.Check("episode "+a.EpisodeID, int64(len(a.Steps))); err != nil {
+		if a.stream != nil {
+			a.stream.note(a.stream.n, &st)
+		} else {
+			a.Steps = append(a.Steps, st)
+			if s.streamAbove > 0 && len(a.Steps) > s.streamAbove {
+				// From here on only what the episode as a whole needs is kept of each step.
+				a.stream = &stepStream{file: s.file, data: s.data, lists: slices.Clone(s.lists), seen: map[string]bool{}}
+				for j := range a.Steps {
+					a.stream.note(j, &a.Steps[j])
+				}
+				a.Steps = nil
+			}
+		}
+		if err := limits.Steps.Check("episode "+a.EpisodeID, int64(a.NumSteps())); err != nil {
 			return s.errAt(off, w(), "%w", err)
 		}
 		switch c := s.peek(); c {
@@ -343,6 +361,21 @@ func (s *scanner) steps(a *Annotation, where string) error {
 			return s.errAt(s.i, w(), "expected ',' or ']' after the step, found %s", describeByte(c))
 		}
 	}
+}
+
+// step decodes the step object span (at offset off) into st.
+func (s *scanner) step(span []byte, off int, st *StepAnnotation, where string) error {
+	if !decodeStep(span, st) {
+		*st = StepAnnotation{}
+		if err := json.Unmarshal(span, st); err != nil {
+			return jsonError(s.file, s.data, int64(off), where, err)
+		}
+	}
+	if st.Action == "" {
+		return s.errAt(off, where, `the step has no "action"`)
+	}
+	st.Raw, st.Offset = compactJSON(span), int64(off)
+	return nil
 }
 
 // end checks that only blanks follow.
