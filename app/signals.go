@@ -61,7 +61,7 @@ var stopWords = map[string]string{
 	"eval unblock":        "the store is unchanged",
 	"eval return":         "the store is unchanged",
 	"eval stats":          "the store is unchanged",
-	"eval export":         "the export is as it was or complete; none is half-written",
+	"eval export":         "each exported file is as it was or complete; none is half-written",
 	"eval save":           "the project file is as it was or complete; none is half-written",
 	"eval import-results": "the import was rolled back; the store is unchanged",
 	"eval bot":            "the store is unchanged",

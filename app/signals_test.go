@@ -143,6 +143,10 @@ func TestSignalsStopEveryLongCommand(t *testing.T) {
 		t.Fatal(r)
 	}
 	storeInfo := func() string { return runCLI(t, "--store", db, "store", "info").stdout }
+	if r := runCLI(t, "--store", db, "eval", "import", "--config", "flags", "--name", "P", mustAbs(t, evalExample)); r.code != 0 {
+		t.Fatal(r)
+	}
+	examples := mustAbs(t, "../engine/template/examples")
 	ody := filepath.Join(conformance.RepoDir(t, "odyssey"), "sample")
 	cases := []struct {
 		args []string
@@ -157,6 +161,10 @@ func TestSignalsStopEveryLongCommand(t *testing.T) {
 		{[]string{"--store", db, "gridworld", "run", "--agent", "random", "--episodes", "2"}, "the episodes finished before the signal are stored"},
 		{[]string{"--store", db, "samples", "load", "--dir", filepath.Join(dir, "samples")}, "the store is unchanged"},
 		{[]string{"gridworld", "bench", "--steps", "100000"}, "nothing was written"},
+		{[]string{"--store", db, "eval", "export", "P", "--format", "csv", "--out", filepath.Join(out, "x.csv")}, "each exported file is as it was or complete; none is half-written"},
+		{[]string{"--store", db, "eval", "stats", "P"}, "the store is unchanged"},
+		{[]string{"template", "parse", "--task", filepath.Join(examples, "tasks", "buy_headphones.task"), "-p", filepath.Join(examples, "templates"),
+			"-o", filepath.Join(out, "t.textproto")}, "no task definition was written"},
 	}
 	tree := func() map[string][]byte {
 		m := map[string][]byte{}
