@@ -21,7 +21,8 @@ import (
 //   - the command's entry in stopWords, what an interrupted run of it always keeps.
 //
 // A second signal stops the command at once, with the same words from stopWords (every
-// command's writes are atomic or transactional, so these words hold at any moment).
+// command's writes are atomic or transactional, so these words hold at any moment); so does
+// the first for the commands that open the desktop app (atOnce).
 // Commands that serve (eval serve) treat a signal as their normal end.
 
 // Exit codes of a command stopped by a signal (the shell's 128 + signal number).
@@ -43,7 +44,7 @@ var stopWords = map[string]string{
 	"gridworld bench": "nothing was written",
 	"gridworld run":   "the episodes finished before the signal are stored; the one being played is not",
 	"gridworld tasks": "nothing was written",
-	"gridworld play":  "the store keeps the episodes finished before the signal",
+	"gridworld play":  "the app was closed; what it saved before the signal is kept",
 
 	"pickle info":      "nothing was written",
 	"pickle resave":    "every output pickle is as it was or complete; none is half-written",
@@ -68,7 +69,7 @@ var stopWords = map[string]string{
 	"eval links":          "the store is unchanged",
 	"eval bench-serve":    "the load test stopped; it wrote only to its own scratch store",
 	"eval delete":         "the store is unchanged",
-	"eval open":           "the store is unchanged",
+	"eval open":           "the app was closed (an import before it, not finished, was rolled back); what was saved before the signal is kept",
 
 	"odyssey import":          "the store is unchanged",
 	"odyssey splits":          "the store is unchanged",
@@ -87,6 +88,10 @@ var stopWords = map[string]string{
 // serving are the commands for which a signal is the normal end: they print "Stopped." and
 // exit 0.
 var serving = map[string]bool{"eval serve": true}
+
+// atOnce are the commands that open the desktop app: its window has no context to watch, so
+// the first signal ends them, as it ended the app before the command line handled signals.
+var atOnce = map[string]bool{"gridworld play": true, "eval open": true}
 
 // stopped is the error of a command that a signal stopped, with what it kept.
 type stopped struct {
@@ -150,12 +155,16 @@ func (s *signals) loop() {
 				s.cancel()
 				continue
 			}
-			if first {
+			if first && !atOnce[s.path] {
 				fmt.Fprintf(s.announce, "%s: %s: stopping (%s again stops at once)\n", s.name, signalName(sig), signalName(sig))
 				s.cancel()
 				continue
 			}
-			fmt.Fprintf(s.announce, "%s: stopped at once by a second %s; %s\n", s.name, signalName(sig), stopWords[s.path])
+			how := "at once by a second " + signalName(sig)
+			if first {
+				how = "by " + signalName(sig)
+			}
+			fmt.Fprintf(s.announce, "%s: stopped %s; %s\n", s.name, how, stopWords[s.path])
 			os.Exit(signalExit(sig))
 		}
 	}

@@ -163,6 +163,7 @@ func TestSignalsStopEveryLongCommand(t *testing.T) {
 		{[]string{"gridworld", "bench", "--steps", "100000"}, "nothing was written"},
 		{[]string{"--store", db, "eval", "export", "P", "--format", "csv", "--out", filepath.Join(out, "x.csv")}, "each exported file is as it was or complete; none is half-written"},
 		{[]string{"--store", db, "eval", "stats", "P"}, "the store is unchanged"},
+		{[]string{"--store", db, "gridworld", "play"}, "the app was closed; what it saved before the signal is kept"},
 		{[]string{"template", "parse", "--task", filepath.Join(examples, "tasks", "buy_headphones.task"), "-p", filepath.Join(examples, "templates"),
 			"-o", filepath.Join(out, "t.textproto")}, "no task definition was written"},
 	}
