@@ -112,12 +112,13 @@ fuzz:
 	FUZZTIME=$(or $(FUZZTIME),60s) scripts/fuzz.sh
 
 # The long reliability loops CI skips: 20 kill -9 per writing pickle command on 100 MB of data,
-# and 500 corrupted inputs per kind (pickles, Odyssey folders, evaluation projects, templates).
+# 10 SIGINT and 10 SIGTERM at random moments of the same commands, and 500 corrupted inputs per
+# kind (pickles, Odyssey folders, evaluation projects, templates).
 reliability:
 	@scripts/deps.sh test
-	set -o pipefail; AGENTDESK_KILLS=$(or $(KILLS),20) AGENTDESK_KILL_MB=$(or $(KILL_MB),100) AGENTDESK_SWEEP=$(or $(SWEEP),500) \
-	  $(GO) test -count=1 -timeout 60m -v -run '^(TestKilledWritesRecover|TestCorruptedInputsSweep)$$' ./app \
-	  | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|kills survived|corrupted inputs tried'
+	set -o pipefail; AGENTDESK_KILLS=$(or $(KILLS),20) AGENTDESK_KILL_MB=$(or $(KILL_MB),100) AGENTDESK_SWEEP=$(or $(SWEEP),500) AGENTDESK_SIGNALS=$(or $(SIGNALS),10) \
+	  $(GO) test -count=1 -timeout 60m -v -run '^(TestKilledWritesRecover|TestSignalsAtRandomMoments|TestCorruptedInputsSweep)$$' ./app \
+	  | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|kills survived|signals came before|corrupted inputs tried'
 
 # The release binary, built once; packaging reuses it.
 release-bin: deps

@@ -136,6 +136,7 @@ var root = &command{name: "agentdesk", sub: []*command{
 // exit code. With no command it opens the desktop app through gui (the GUI entry, package
 // app/desktop: this package imports no fyne, so the command line builds and tests without it).
 func Main(args []string, gui GUI) int {
+	catchSignals()
 	return run(args, os.Stdout, os.Stderr, gui)
 }
 
@@ -177,6 +178,7 @@ func run(args []string, stdout, stderr io.Writer, openGUI GUI) int {
 		rest = []string{"version"}
 	}
 	if len(rest) == 0 {
+		defaultSignals()
 		return openGUI(GUIOptions{StorePath: *storePath})
 	}
 	if root.find(rest[0]) == nil && rest[0] != "help" && mobileenv.IsPickleFile(rest[0]) {
@@ -194,6 +196,7 @@ func run(args []string, stdout, stderr io.Writer, openGUI GUI) int {
 			fmt.Fprintf(stderr, "agentdesk: %v\n", err)
 			return exitError
 		}
+		defaultSignals()
 		return openGUI(GUIOptions{StorePath: *storePath, Screen: screenDemonstrations, Open: path})
 	}
 	e := &env{stdout: stdout, stderr: stderr, storePath: *storePath, gui: openGUI}

@@ -124,16 +124,46 @@ type signals struct {
 	path     string // "pickle edit"
 }
 
-// listen makes the context of a command: SIGINT and SIGTERM cancel it. stop releases the
-// signals once the command has returned.
+// early catches the signals from the moment Main starts (before the command is found) to the
+// moment the process exits, so that none ends the process unannounced by the default action;
+// nil when the command line runs inside another program (tests call run).
+var early chan os.Signal
+
+// catchSignals starts catching SIGINT and SIGTERM for the process (Main calls it first).
+func catchSignals() {
+	early = make(chan os.Signal, 2)
+	signal.Notify(early, os.Interrupt, syscall.SIGTERM)
+}
+
+// defaultSignals gives SIGINT and SIGTERM back their default action (they end the process), for
+// the desktop app opened without a command.
+func defaultSignals() {
+	if early != nil {
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		select {
+		case sig := <-early: // came while the arguments were read: the app is not opened
+			os.Exit(signalExit(sig))
+		default:
+		}
+	}
+}
+
+// listen makes the context of a command: SIGINT and SIGTERM cancel it (one that came since
+// Main started, before the command, cancels it at once). stop hands the signals back once the
+// command has returned: one that comes after is ignored, the work being done.
 func listen(stderr io.Writer, path []string) (ctx context.Context, s *signals, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s = &signals{cancel: cancel, ch: make(chan os.Signal, 2), done: make(chan struct{}), announce: stderr,
+	s = &signals{cancel: cancel, ch: early, done: make(chan struct{}), announce: stderr,
 		name: strings.Join(append([]string{"agentdesk"}, path...), " "), path: strings.Join(path, " ")}
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
+	if s.ch == nil {
+		s.ch = make(chan os.Signal, 2)
+		signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
+	}
 	go s.loop()
 	return ctx, s, func() {
-		signal.Stop(s.ch)
+		if s.ch != early {
+			signal.Stop(s.ch)
+		}
 		close(s.done)
 		cancel()
 	}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentdesk/agentdesk/engine/conformance"
 	"github.com/agentdesk/agentdesk/engine/mobileenv/mobileenvtest"
@@ -272,4 +274,118 @@ func TestSignalsStopMidRun(t *testing.T) {
 			t.Errorf("odyssey import, %v: the store changed:\n%s", sig, got)
 		}
 	}
+}
+
+// TestSignalsAtRandomMoments (make reliability: AGENTDESK_SIGNALS per command and signal)
+// sends SIGINT or SIGTERM at random moments of pickle resave, resave --merge, edit and
+// visualize on AGENTDESK_KILL_MB of data: each run ends with 130 or 143 and says what it kept
+// (or had finished: 0), every file is as before or as an uninterrupted run leaves it, no
+// temporary file stays, and an export keeps only complete trajectory folders.
+func TestSignalsAtRandomMoments(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("AGENTDESK_SIGNALS"))
+	if err != nil || n < 1 {
+		t.Skip("AGENTDESK_SIGNALS not set (make reliability)")
+	}
+	_, size := killSettings(t)
+	base := t.TempDir()
+	pattern, err := mobileenvtest.WriteDumps(filepath.Join(base, "dumps"), 12, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := filepath.Join(base, "defs")
+	if err := mobileenvtest.WriteDefinitions(defs); err != nil {
+		t.Fatal(err)
+	}
+	large := filepath.Join(base, "large.pkl")
+	if err := mobileenvtest.WriteResaved(large, 6, size); err != nil {
+		t.Fatal(err)
+	}
+	firstHalf := filepath.Join(base, "first-half")
+	os.Mkdir(firstHalf, 0o755)
+	if r := runCLI(t, "pickle", "resave", pattern+":0:5", firstHalf, defs); r.code != 0 {
+		t.Fatalf("first half: %+v", r)
+	}
+	copyFiles := func(from, to string) {
+		for name, b := range snapshot(t, from) {
+			os.WriteFile(filepath.Join(to, name), b, 0o644)
+		}
+	}
+	type scenario struct {
+		name  string
+		args  []string
+		setup func(work string)
+	}
+	scenarios := []scenario{
+		{"resave", []string{"pickle", "resave", pattern + ":0:11", "out", defs}, func(w string) { os.Mkdir(filepath.Join(w, "out"), 0o755) }},
+		{"resave --merge", []string{"pickle", "resave", "--merge", pattern + ":6:11", "out", defs}, func(w string) {
+			os.Mkdir(filepath.Join(w, "out"), 0o755)
+			copyFiles(firstHalf, filepath.Join(w, "out"))
+		}},
+		{"edit", []string{"pickle", "edit", "out/large.pkl", "0:delete:1:3,1:rewardize:2:0.5,-1:remove"}, func(w string) {
+			os.Mkdir(filepath.Join(w, "out"), 0o755)
+			b, _ := os.ReadFile(large)
+			os.WriteFile(filepath.Join(w, "out", "large.pkl"), b, 0o644)
+		}},
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	for _, sc := range scenarios {
+		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
+			ref := t.TempDir()
+			sc.setup(ref)
+			before := snapshot(t, filepath.Join(ref, "out"))
+			start := time.Now()
+			if out, err := cliCommand(t, ref, sc.args...).CombinedOutput(); err != nil {
+				t.Fatalf("uninterrupted run: %v\n%s", err, out)
+			}
+			took := time.Since(start)
+			want := snapshot(t, filepath.Join(ref, "out"))
+			early := 0 // the deterministic tests above show that a started command handles them
+			defer func() { t.Logf("%d of %d signals came before the program started", early, 2*n) }()
+			for k := 0; k < 2*n; k++ {
+				sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}[k%2]
+				work := t.TempDir()
+				sc.setup(work)
+				cmd := cliCommand(t, work, sc.args...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				at := time.Duration(rng.Int64N(int64(took)))
+				time.Sleep(at) // a random moment: fault injection, not timing
+				cmd.Process.Signal(sig)
+				err := cmd.Wait()
+				code := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				}
+				msg := stderr.String()
+				wantCode := map[syscall.Signal]int{syscall.SIGINT: exitSIGINT, syscall.SIGTERM: exitSIGTERM}[sig]
+				if code == -1 && msg == "" {
+					// the signal came before the program's main ran (the Go runtime's start):
+					// its default action; nothing was written (checked below)
+					early++
+				} else if code != 0 && (code != wantCode || !strings.Contains(msg, "stopped by ") && !strings.Contains(msg, "arrived as it finished")) {
+					t.Errorf("%v at %v: exit %d, want %d with what was kept:\n%s", sig, at, code, wantCode, msg)
+				}
+				left := snapshot(t, filepath.Join(work, "out"))
+				for name, b := range left {
+					switch {
+					case strings.HasPrefix(name, "."):
+						t.Errorf("%v at %v: left the temporary file %s", sig, at, name)
+					case bytes.Equal(b, want[name]), before[name] != nil && bytes.Equal(b, before[name]):
+					default:
+						t.Errorf("%v at %v: %s is neither as before nor as an uninterrupted run leaves it", sig, at, name)
+					}
+				}
+				t.Logf("%v at %v of %v: exit %d, %s", sig, at.Round(time.Millisecond), took.Round(time.Millisecond), code, lastLine(msg))
+			}
+		})
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
