@@ -24,6 +24,10 @@ import (
 // command's writes are atomic or transactional, so these words hold at any moment); so does
 // the first for the commands that open the desktop app (atOnce).
 // Commands that serve (eval serve) treat a signal as their normal end.
+//
+// A new command adds its words to stopWords (TestEveryCommandSaysWhatAStopKeeps fails until
+// it does), takes its context from e.interruptible() or e.context(), checks it in its loops,
+// and wraps its error with kept(err, …) when it can say how far it got.
 
 // Exit codes of a command stopped by a signal (the shell's 128 + signal number).
 const (
