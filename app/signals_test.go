@@ -276,6 +276,22 @@ func TestSignalsStopMidRun(t *testing.T) {
 	}
 }
 
+// TestServeStopsCleanlyOnBothSignals: eval serve keeps its clean stop ("Stopped.", status 0)
+// for SIGTERM too (before, SIGTERM ended it silently with 143).
+func TestServeStopsCleanlyOnBothSignals(t *testing.T) {
+	dir := isolate(t)
+	db := filepath.Join(dir, "store.db")
+	if r := runCLI(t, "--store", db, "eval", "import", "--config", "flags", "--name", "P", mustAbs(t, evalExample)); r.code != 0 {
+		t.Fatal(r)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		code, msg := signalAfter(t, cliCommand(t, dir, "--store", db, "eval", "serve", "P", "--addr", "127.0.0.1:0"), sig, "Press Ctrl-C")
+		if code != 0 || !strings.Contains(msg, "Stopped.") || strings.Contains(msg, "stopped by") {
+			t.Errorf("eval serve, %v: exit %d:\n%s", sig, code, msg)
+		}
+	}
+}
+
 // TestSignalsAtRandomMoments (make reliability: AGENTDESK_SIGNALS per command and signal)
 // sends SIGINT or SIGTERM at random moments of pickle resave, resave --merge, edit and
 // visualize on AGENTDESK_KILL_MB of data: each run ends with 130 or 143 and says what it kept
