@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
@@ -35,6 +34,9 @@ type env struct {
 	gui            GUI      // opens the desktop app (commands such as `gridworld play`)
 	command        []string // the command being run, e.g. ["odyssey", "import"]
 	lastNotice     time.Time
+	// ctx is the command's context: SIGINT and SIGTERM cancel it (signals.go); nil outside a
+	// command run by dispatch.
+	ctx context.Context
 }
 
 // storeFile is the path of the store named by --store or of the default one.
@@ -77,11 +79,6 @@ func (e *env) openStoreFor(args []string, n int, usage string) (*store.Store, er
 		return nil, usageErrorf("%s", usage)
 	}
 	return e.openStore()
-}
-
-// interruptible is the context of a long command: Ctrl-C cancels it.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
 // errUsage marks an error caused by the command line's words; it exits 2 with the usage.
@@ -139,6 +136,7 @@ var root = &command{name: "agentdesk", sub: []*command{
 // exit code. With no command it opens the desktop app through gui (the GUI entry, package
 // app/desktop: this package imports no fyne, so the command line builds and tests without it).
 func Main(args []string, gui GUI) int {
+	catchSignals()
 	return run(args, os.Stdout, os.Stderr, gui)
 }
 
@@ -180,6 +178,7 @@ func run(args []string, stdout, stderr io.Writer, openGUI GUI) int {
 		rest = []string{"version"}
 	}
 	if len(rest) == 0 {
+		defaultSignals()
 		return openGUI(GUIOptions{StorePath: *storePath})
 	}
 	if root.find(rest[0]) == nil && rest[0] != "help" && mobileenv.IsPickleFile(rest[0]) {
@@ -197,6 +196,7 @@ func run(args []string, stdout, stderr io.Writer, openGUI GUI) int {
 			fmt.Fprintf(stderr, "agentdesk: %v\n", err)
 			return exitError
 		}
+		defaultSignals()
 		return openGUI(GUIOptions{StorePath: *storePath, Screen: screenDemonstrations, Open: path})
 	}
 	e := &env{stdout: stdout, stderr: stderr, storePath: *storePath, gui: openGUI}
@@ -256,7 +256,7 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 				return exitOK
 			}
 		}
-		return finish(run(e, args[1:]), e.stderr, c, path, fs)
+		return e.runCommand(run, args[1:], c, path, fs)
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -267,7 +267,23 @@ func dispatch(e *env, group *command, args []string, path []string) int {
 		printCommandUsage(e.stderr, c, path, fs)
 		return exitUsage
 	}
-	return finish(run(e, fs.Args()), e.stderr, c, path, fs)
+	return e.runCommand(run, fs.Args(), c, path, fs)
+}
+
+// runCommand runs a command in a context that SIGINT and SIGTERM cancel; a command stopped by
+// a signal says what it kept and exits 130 or 143 (signals.go).
+func (e *env) runCommand(run runFunc, args []string, c *command, path []string, fs *flag.FlagSet) int {
+	ctx, sigs, stop := listen(e.stderr, path)
+	e.ctx = ctx
+	if holdForSignal != nil {
+		holdForSignal(ctx, e.stderr)
+	}
+	err := run(e, args)
+	stop()
+	if sig := sigs.received(); sig != nil && !serving[strings.Join(path, " ")] {
+		return finishStopped(err, e.stderr, "agentdesk "+strings.Join(path, " "), strings.Join(path, " "), sig)
+	}
+	return finish(err, e.stderr, c, path, fs)
 }
 
 // finish turns a command's error into a message and an exit code.

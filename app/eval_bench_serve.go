@@ -2,7 +2,6 @@ package app
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -199,7 +198,7 @@ type ackedAnswer struct {
 
 func benchServe(e *env, dir string, n int, dur time.Duration, kill bool) error {
 	storePath := filepath.Join(dir, "bench.db")
-	ctx := context.Background()
+	ctx := e.context()
 	st, err := store.Open(storePath)
 	if err != nil {
 		return err

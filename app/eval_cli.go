@@ -314,7 +314,7 @@ func (e *env) saveEvalProject(name, origin, source string, p *ev.Project, report
 		return ev.ProjectSummary{}, err
 	}
 	defer st.Close()
-	ctx := context.Background()
+	ctx := e.context()
 	id, err := st.SaveEvalProject(ctx, name, origin, source, p, report)
 	if err != nil {
 		return ev.ProjectSummary{}, err
@@ -357,7 +357,7 @@ func evalProjects(e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	ps, err := st.EvalProjects(context.Background())
+	ps, err := st.EvalProjects(e.context())
 	if err != nil {
 		return err
 	}
@@ -374,7 +374,7 @@ func evalProjects(e *env, args []string) error {
 }
 
 func evalParticipants(e *env, args []string) error {
-	ctx := context.Background()
+	ctx := e.context()
 	st, p, err := e.openEvalProject(ctx, args, 1, "give the project")
 	if err != nil {
 		return err
@@ -406,7 +406,7 @@ func evalParticipants(e *env, args []string) error {
 }
 
 func evalUnblock(e *env, args []string) error {
-	ctx := context.Background()
+	ctx := e.context()
 	st, info, p, err := e.openEvalProjectDef(ctx, args, 2, "give the project and the participant")
 	if err != nil {
 		return err
@@ -429,7 +429,7 @@ func evalUnblock(e *env, args []string) error {
 }
 
 func evalReturn(e *env, args []string) error {
-	ctx := context.Background()
+	ctx := e.context()
 	st, info, err := e.openEvalProject(ctx, args, 2, "give the project and the participant")
 	if err != nil {
 		return err
@@ -462,7 +462,7 @@ func evalStatsSetup(fs *flag.FlagSet) runFunc {
 		if err != nil || level == agreement.Ratio {
 			return usageErrorf("--level takes nominal, ordinal or interval, not %q", *levelName)
 		}
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		st, info, err := e.openEvalProject(ctx, args, 1, "give the project")
 		if err != nil {
@@ -549,7 +549,7 @@ func evalExportSetup(fs *flag.FlagSet) runFunc {
 		if *out == "" {
 			return usageErrorf("--out is required")
 		}
-		ctx := context.Background()
+		ctx := e.context()
 		st, info, err := e.openEvalProject(ctx, args, 1, "give the project")
 		if err != nil {
 			return err
@@ -569,7 +569,7 @@ func evalExportSetup(fs *flag.FlagSet) runFunc {
 }
 
 func evalSave(e *env, args []string) error {
-	ctx := context.Background()
+	ctx := e.context()
 	st, _, p, err := e.openEvalProjectDef(ctx, args, 2, "give the project and where to write it")
 	if err != nil {
 		return err
@@ -607,7 +607,7 @@ func evalBotSetup(fs *flag.FlagSet) runFunc {
 		default:
 			return usageErrorf("--kind must be echo, exec or http")
 		}
-		ctx := context.Background()
+		ctx := e.context()
 		st, info, p, err := e.openEvalProjectDef(ctx, args, 2, "give the project and the bot's model key")
 		if err != nil {
 			return err
@@ -637,7 +637,7 @@ func evalBotSetup(fs *flag.FlagSet) runFunc {
 }
 
 func evalDelete(e *env, args []string) error {
-	ctx := context.Background()
+	ctx := e.context()
 	st, info, err := e.openEvalProject(ctx, args, 1, "give the project")
 	if err != nil {
 		return err
@@ -661,7 +661,7 @@ func pluralWord(n int, w string) string {
 // runs/NO_PROJECT/<run>/<assignment>/<attempt>/state.json, or Agentdesk's export) and stores the
 // finished attempts in the project, each matched to its bundle by the dialogues it showed.
 func evalImportResults(e *env, args []string) error {
-	ctx := context.Background()
+	ctx := e.context()
 	st, info, p, err := e.openEvalProjectDef(ctx, args, 2, "give the project and the results folder")
 	if err != nil {
 		return err

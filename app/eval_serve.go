@@ -72,7 +72,7 @@ func (e *env) studyServer(ctx context.Context, args []string, base string, secur
 }
 
 // serveContext is the context eval serve runs in until it is interrupted (tests end it).
-var serveContext = interruptible
+var serveContext = (*env).interruptible
 
 func evalServeSetup(fs *flag.FlagSet) runFunc {
 	var f serveFlags
@@ -91,7 +91,7 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		ctx, stop := serveContext()
+		ctx, stop := serveContext(e)
 		defer stop()
 		if *code != "" || *doneURL != "" {
 			if err := e.setCompletion(ctx, args, *code, *doneURL); err != nil {
@@ -193,13 +193,14 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 		if !web.Loopback(f.addr) && !f.public && f.url == "" {
 			return fmt.Errorf("%s: %w", f.addr, web.ErrPublic)
 		}
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		st, srv, _, err := e.studyServer(ctx, args, f.baseURL(*https), *https)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		defer srv.Close() // its reclaiming loop ends before the store closes
 		if *closeRec || *openRec {
 			if err := srv.SetRecruiting(ctx, *openRec); err != nil {
 				return err

@@ -45,7 +45,7 @@ func TestEvalServeNamesTheProject(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	prev := serveContext
-	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	serveContext = func(*env) (context.Context, context.CancelFunc) { return ctx, cancel }
 	defer func() { serveContext = prev }()
 	out := &cancelWriter{when: "Press Ctrl-C", cancel: cancel}
 	var errb bytes.Buffer

@@ -114,7 +114,7 @@ func gridworldRun(fs *flag.FlagSet) runFunc {
 			pa.POVFormat = gridworld.POVFormat(*povFormat) // sent when a pov is rendered
 			agent = pa
 		}
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		prefix := gridworld.UniqueID("run")
 		_, runErr := gridworld.RunEpisodes(ctx, genv, agent, gridworld.RunOptions{
@@ -237,6 +237,9 @@ func gridworldBench(fs *flag.FlagSet) runFunc {
 		}
 		if cfg.ActionSpace != "walking" && cfg.ActionSpace != "flying" {
 			return usageErrorf("--action-space must be walking or flying, not %q", cfg.ActionSpace)
+		}
+		if err := e.context().Err(); err != nil {
+			return err // a signal before the measurement started (it runs in seconds)
 		}
 		var res gridworld.BenchResult
 		povW, povH := *povSize, *povSize

@@ -91,7 +91,7 @@ func odysseyImport(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		start := time.Now()
 		opts.FillFromAllFile = *fill
@@ -103,11 +103,16 @@ func odysseyImport(fs *flag.FlagSet) runFunc {
 		im, err := workflow.ImportDataset(ctx, st, args[0], opts)
 		res := im.OdysseyImportResult
 		pl.done()
+		var partial *store.PartialImportError
+		if errors.As(err, &partial) {
+			// a chunked import keeps its committed chunks (the error says how many)
+			return kept(err, "%d episodes stored by %d earlier transactions stay; importing %s again resumes after them", partial.Episodes, partial.Chunks, args[0])
+		}
 		if errors.Is(err, context.Canceled) {
-			return errors.New("cancelled; the store is unchanged")
+			return kept(err, "the import was rolled back; the store is unchanged")
 		}
 		if err != nil {
-			return fmt.Errorf("%w (nothing was imported)", err)
+			return kept(fmt.Errorf("%w (nothing was imported)", err), "the import was rolled back; the store is unchanged")
 		}
 		total := time.Since(start)
 		if *asJSON {
@@ -193,7 +198,7 @@ func odysseySplits(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		infos, err := st.Splits(context.Background())
+		infos, err := st.Splits(e.context())
 		if err != nil {
 			return err
 		}
@@ -229,7 +234,7 @@ func odysseySplit(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		ctx := context.Background()
+		ctx := e.context()
 		all, err := st.OdysseyEpisodeIDs(ctx)
 		if err != nil {
 			return err
@@ -299,7 +304,7 @@ func odysseyExportSplit(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		parts, err := odysseySplitParts(context.Background(), st, args[0])
+		parts, err := odysseySplitParts(e.context(), st, args[0])
 		if err != nil {
 			return err
 		}
@@ -340,7 +345,7 @@ func odysseyExportEpisodes(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		var ids []string
 		if *split != "" {
@@ -389,7 +394,7 @@ func odysseyRecords(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		recs, err := st.OdysseyTestRecords(context.Background(), *split, *level)
+		recs, err := st.OdysseyTestRecords(e.context(), *split, *level)
 		if err != nil {
 			return err
 		}
@@ -430,7 +435,7 @@ func odysseyScore(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		score, err := workflow.ScorePredictions(context.Background(), st, args[0], opts)
+		score, err := workflow.ScorePredictions(e.context(), st, args[0], opts)
 		sc := score.OdysseyScore
 		var abort *odyssey.AbortError
 		if errors.As(err, &abort) {
@@ -544,7 +549,7 @@ func odysseyRuns(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer st.Close()
-		runs, err := st.OdysseyRuns(context.Background(), *split)
+		runs, err := st.OdysseyRuns(e.context(), *split)
 		if err != nil {
 			return err
 		}
@@ -575,7 +580,7 @@ func odysseyGenerate(fs *flag.FlagSet) runFunc {
 		if len(args) > 0 || *out == "" {
 			return usageErrorf("want --out DIR")
 		}
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		pl := newProgressLine(e.stderr)
 		opts.Progress = func(done, total int) { pl.show(done == total, "generating episode %d/%d", done, total) }

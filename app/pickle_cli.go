@@ -43,7 +43,7 @@ func pickleInfo(fs *flag.FlagSet) runFunc {
 		}
 		s, err := mobileenv.Info(args[0])
 		if err != nil {
-			return err
+			return namingFile(err, args[0])
 		}
 		if *asJSON {
 			enc := json.NewEncoder(e.stdout)
@@ -68,14 +68,18 @@ func pickleResave(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want PKL_NAME:S:T DUMPDIR TASKFOLDER")
 		}
 		opts.Stdout = e.stdout
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		res, err := mobileenv.Resave(ctx, args[0], args[1], args[2], opts)
 		for _, p := range res.Discarded {
 			fmt.Fprintf(e.stderr, "discarded %s, left by an interrupted run\n", p)
 		}
 		if err != nil {
-			return err
+			if len(res.Written) == 0 {
+				return kept(err, "no output pickle in %s was written or changed", args[1])
+			}
+			return kept(err, "%d output pickle(s) were written whole before the stop (%s); every other one in %s is as it was; running the same command again completes them",
+				len(res.Written), strings.Join(slices.Sorted(maps.Keys(res.Written)), ", "), args[1])
 		}
 		for _, path := range slices.Sorted(maps.Keys(res.Written)) {
 			fmt.Fprintf(e.stderr, "wrote %s (%d trajectories", path, res.Written[path])
@@ -105,11 +109,13 @@ func pickleEdit(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want PKL [MODIFIERS] [DEFDIR]")
 		}
 		args = append(args, "", "")
-		res, err := mobileenv.Edit(args[0], args[1], args[2], opts)
+		ctx, stop := e.interruptible()
+		defer stop()
+		res, err := mobileenv.EditContext(ctx, args[0], args[1], args[2], opts)
 		for _, p := range res.Discarded {
 			fmt.Fprintf(e.stderr, "discarded %s, left by an interrupted edit\n", p)
 		}
-		return err
+		return kept(namingFile(err, args[0]), "%s was not changed", args[0])
 	}
 }
 
@@ -148,9 +154,18 @@ func pickleVisualize(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want PKL_PATH VIDEO_PATH")
 		}
 		opts.Stdout, opts.Warn = e.stdout, e.stderr
-		folders, err := mobileenv.Visualize(args[0], args[1], opts)
+		total := 0
+		opts.Progress = func(_, n int) { total = n }
+		ctx, stop := e.interruptible()
+		defer stop()
+		folders, err := mobileenv.VisualizeContext(ctx, args[0], args[1], opts)
 		if err != nil {
-			return err
+			n := framesIn(folders)
+			if total == 0 {
+				return kept(namingFile(err, args[0]), "%d frames written, in %d complete trajectory folder(s) under %s", n, len(folders), args[1])
+			}
+			return kept(namingFile(err, args[0]), "%d of %d frames written, in %d complete trajectory folder(s) under %s (folders left incomplete were removed)",
+				n, total, len(folders), args[1])
 		}
 		if opts.Strict { // the original writes empty folders and exits 0
 			return nil
@@ -195,20 +210,29 @@ func pickleVideo(fs *flag.FlagSet) runFunc {
 			return usageErrorf("want PKL_PATH VIDEO_PATH")
 		}
 		opts.Stdout, opts.Warn = e.stdout, e.stderr
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		files, err := mobileenv.Video(ctx, args[0], args[1], opts)
 		for _, f := range files {
 			fmt.Fprintln(e.stderr, "wrote", f)
 		}
 		if err != nil {
-			return err
+			return kept(namingFile(err, args[0]), "%d video(s) written whole under %s (listed above); none is half-written", len(files), args[1])
 		}
 		if len(files) == 0 {
 			return errors.New("wrote no video: no trajectory of the file has a step to show")
 		}
 		return nil
 	}
+}
+
+// namingFile makes sure a pickle command's error names its file: the original's Python errors
+// (KeyError: 'meta') and some reading errors do not.
+func namingFile(err error, path string) error {
+	if err == nil || errors.Is(err, errUsage) || strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // pickleArgs lets the command's flags stand anywhere among its arguments, as the original

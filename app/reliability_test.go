@@ -27,6 +27,12 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTDESK_TEST_AS_CLI") == "1" {
 		runtime.LockOSThread() // as the real binary's main: OpenGL (--pov) stays on one thread
+		if os.Getenv("AGENTDESK_TEST_HOLD_FOR_SIGNAL") == "1" {
+			holdForSignal = func(ctx context.Context, stderr io.Writer) {
+				fmt.Fprintln(stderr, "ready for a signal")
+				<-ctx.Done()
+			}
+		}
 		os.Exit(Main(os.Args[1:], func(GUIOptions) int { fmt.Fprintln(os.Stderr, "no GUI in tests"); return 1 }))
 	}
 	if path := os.Getenv("AGENTDESK_TEST_HOLD_STORE"); path != "" {

@@ -52,7 +52,7 @@ func samplesVerb(fs *flag.FlagSet, do func(ctx context.Context, e *env, st *stor
 			return err
 		}
 		defer st.Close()
-		ctx, stop := interruptible()
+		ctx, stop := e.interruptible()
 		defer stop()
 		return do(ctx, e, st, dir)
 	}

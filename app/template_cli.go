@@ -20,6 +20,9 @@ func templateCommands() *command {
 }
 
 func templateInit(e *env, args []string) error {
+	if err := e.context().Err(); err != nil {
+		return err // a signal before it started (the template commands run in milliseconds)
+	}
 	out, err := template.RunInit(args, e.stderr)
 	if err != nil {
 		return templateError(err)
@@ -32,6 +35,9 @@ func templateParse(e *env, args []string) error {
 	a, err := template.ParseCommandLine(args)
 	if err != nil {
 		return templateError(err)
+	}
+	if err := e.context().Err(); err != nil {
+		return err // a signal before it started (the template commands run in milliseconds)
 	}
 	return templateError(template.RunParse(a, e.stdout, e.stderr))
 }

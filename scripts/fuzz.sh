@@ -3,14 +3,18 @@
 # minimise: -fuzzminimizetime bounds the minimisation of each new interesting input (by default
 # it may take a whole minute per input, and a worker can spend the run minimising). New
 # crashers land in the package's testdata/fuzz/<Target>/ and are kept as regression seeds.
-# Prints executions per target; exits 1 when a target fails.
+# Prints executions per target, marking those below FUZZMIN (default 100000: a target that
+# slow is mostly minimising or allocating, and needs its harness fixed), and the load average
+# before and after (the machine's other work takes from the counts); exits 1 when a target fails.
 # Usage: scripts/fuzz.sh [TARGET_REGEXP]      e.g. FUZZTIME=5m scripts/fuzz.sh Pickle
 set -uo pipefail
 cd "$(dirname "$0")/.."
 go="$(pwd)/scripts/go.sh"
 fuzztime="${FUZZTIME:-60s}"
 only="${1:-.}"
+min="${FUZZMIN:-100000}"
 status=0
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 report=()
 while read -r file target; do
   [[ "$target" =~ $only ]] || continue
@@ -24,6 +28,8 @@ while read -r file target; do
     status=1
     tail -20 "$log"
     report+=("$(printf '%-28s %-28s %12s  FAILED' "$target" "$pkg" "${execs:-0}")")
+  elif [ "${execs:-0}" -lt "$min" ]; then
+    report+=("$(printf '%-28s %-28s %12s  ok, below %d' "$target" "$pkg" "${execs:-0}" "$min")")
   else
     report+=("$(printf '%-28s %-28s %12s  ok' "$target" "$pkg" "${execs:-0}")")
   fi
@@ -32,4 +38,5 @@ done < <(grep -rn --include='*_test.go' '^func Fuzz' . | sed -E 's#^\./([^:]+):[
 echo
 printf '%-28s %-28s %12s  %s\n' target package execs result
 printf '%s\n' "${report[@]}"
+echo "load average before: ${load_before:-?}, after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?) ($(nproc 2>/dev/null || echo ?) cores)"
 exit $status

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,7 +62,18 @@ func loadPrefs(path, legacy string) (*filePrefs, error) {
 	}
 	if err := json.Unmarshal(data, &p.values); err != nil {
 		p.values = map[string]any{}
-		return p, fmt.Errorf("%s: %w (starting from the default preferences)", path, err)
+		where := path
+		var se *json.SyntaxError
+		if errors.As(err, &se) { // the place: line and column of the offset
+			line, col := 1, 1
+			for _, c := range data[:min(int(se.Offset), len(data))] {
+				if col++; c == '\n' {
+					line, col = line+1, 1
+				}
+			}
+			where = fmt.Sprintf("%s:%d:%d", path, line, max(col-1, 1))
+		}
+		return p, fmt.Errorf("%s: %w (starting from the default preferences)", where, err)
 	}
 	return p, nil
 }

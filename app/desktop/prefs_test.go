@@ -3,6 +3,7 @@ package desktop
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,10 +63,10 @@ func TestPreferencesFile(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("temporary files left: %v", entries)
 	}
-	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("{\"a\": 1,\n  not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := loadPrefs(path, ""); err == nil || r == nil || len(r.values) != 0 {
-		t.Fatalf("damaged file: %v %v", r, err)
+	if r, err := loadPrefs(path, ""); err == nil || r == nil || len(r.values) != 0 || !strings.Contains(err.Error(), path+":2:3: ") {
+		t.Fatalf("damaged file (want its name, line 2, column 3): %v %v", r, err)
 	}
 }

@@ -1,6 +1,7 @@
 package mobileenv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -465,7 +466,23 @@ type EditResult struct {
 // MODIFIERS DEFDIR`). defDir is the folder holding <task_definition_id>.textproto; it is read
 // only when a modifier is named instructionize.
 func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) {
+	return EditContext(context.Background(), path, modifiers, defDir, opts)
+}
+
+// EditContext is Edit, stopped when ctx is cancelled: it checks ctx after reading, between
+// modifiers and last before it replaces the file, so a cancelled edit leaves the file as it
+// was (and returns ctx's error, naming the file).
+func EditContext(ctx context.Context, path, modifiers, defDir string, opts EditOptions) (EditResult, error) {
+	cancelled := func() error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: the edit stopped before writing: %w", path, err)
+		}
+		return nil
+	}
 	if opts.Compat {
+		if err := cancelled(); err != nil {
+			return EditResult{}, err
+		}
 		return EditResult{}, editCompat(path, modifiers, defDir)
 	}
 	// The original's order of evaluation (so that a bad edit fails with the same error), all
@@ -478,6 +495,9 @@ func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) 
 	if err != nil {
 		return EditResult{}, err
 	}
+	if err := cancelled(); err != nil {
+		return EditResult{}, err
+	}
 	var options []any
 	if NeedsDefinitions(mods) {
 		if options, err = LoadInstructionOptions(defDir, f.DefinitionID()); err != nil {
@@ -488,6 +508,9 @@ func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) 
 	trajs := tl.(*List)
 	keys := literalKeys{}
 	for k := range mods {
+		if err := cancelled(); err != nil {
+			return EditResult{}, err
+		}
 		err := mods[k].check(trajs)
 		if err == nil {
 			err = applyOne(trajs, mods[k], options, NeedsDefinitions(mods), keys)
@@ -498,6 +521,9 @@ func Edit(path, modifiers, defDir string, opts EditOptions) (EditResult, error) 
 	}
 	data, err := Encode(f.Root)
 	if err != nil {
+		return EditResult{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := cancelled(); err != nil {
 		return EditResult{}, err
 	}
 	discarded, err := ReplaceWithBackup(path, data)

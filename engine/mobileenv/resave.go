@@ -46,6 +46,21 @@ func ParseResaveSpec(s string) (ResaveSpec, error) {
 	return ResaveSpec{Pattern: s[:j], Start: a, End: b}, nil
 }
 
+// PatternError names the dump-file pattern a formatting error comes from and, when a % stands
+// in its folders or in its name besides the one conversion, says to write it %% (as Python's
+// `pattern % n` needs).
+func PatternError(pattern string, err error) error {
+	dir, base := filepath.Split(pattern)
+	hint := ""
+	if strings.Contains(strings.ReplaceAll(dir, "%%", ""), "%") {
+		hint = fmt.Sprintf("; a %% in a folder name is written %%%%, as Python's %% formatting needs: %s%s",
+			strings.ReplaceAll(strings.ReplaceAll(dir, "%%", "%"), "%", "%%"), base)
+	} else if strings.Count(strings.ReplaceAll(base, "%%", ""), "%") != 1 {
+		hint = "; the file name takes one conversion (%d) and writes any other % as %%"
+	}
+	return fmt.Errorf("the dump-file pattern %q: %w%s", pattern, err, hint)
+}
+
 // PyFormatInt is Python's `pattern % n` for one integer argument: %d/%i/%u (with flags, width
 // and precision such as %03d), %s/%r, %x/%X/%o and %%. A pattern with no conversion or more
 // than one is an error, as in Python.
@@ -243,7 +258,7 @@ func Resave(ctx context.Context, spec, outDir, defDir string, opts ResaveOptions
 		}
 		name, err := PyFormatInt(rs.Pattern, idx)
 		if err != nil {
-			return res, err
+			return res, PatternError(rs.Pattern, err)
 		}
 		if idx%500 == 0 {
 			fmt.Fprintf(out, "\x1b[37m%d\x1b[0m=>\x1b[32m%d\x1b[0m=>\x1b[37m%d\x1b[0m\t%s\n", rs.Start, idx, rs.End, name)

@@ -603,13 +603,13 @@ func VisualizeContext(ctx context.Context, pklPath, videoPath string, opts Visua
 	metaV, _ := root.Get("meta")
 	meta, ok := metaV.(*Dict)
 	if !ok {
-		return nil, &PyError{"KeyError", "'meta'"}
+		return nil, fmt.Errorf("%s: %w (the file's top-level dict has no \"meta\" dict)", pklPath, &PyError{"KeyError", "'meta'"})
 	}
 	tid := str(meta, "task_definition_id")
 	tv, _ := root.Get("trajectories")
 	trajs, ok := tv.(*List)
 	if !ok {
-		return nil, &PyError{"KeyError", "'trajectories'"}
+		return nil, fmt.Errorf("%s: %w (the file's top-level dict has no \"trajectories\" list)", pklPath, &PyError{"KeyError", "'trajectories'"})
 	}
 	out := opts.Stdout
 	if out == nil {
