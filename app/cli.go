@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -55,12 +56,26 @@ func (e *env) openStore() (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.OpenWith(path, store.Options{Notify: e.notice})
+	st, err := store.OpenWith(path, store.Options{Notify: e.notice, ReadOnly: e.onlyReads()})
 	if err != nil {
 		return nil, err
 	}
 	st.SetActivity(strings.Join(append([]string{"agentdesk"}, e.command...), " "))
 	return st, nil
+}
+
+// readingCommands only read the store: they open it read-only, so that they work on a store
+// that is damaged (Agentdesk refuses to write to one) and never wait for a writer. Exports are
+// how what can still be read leaves a damaged store.
+var readingCommands = [][]string{{"odyssey", "export"}, {"eval", "export"}, {"eval", "codes"}}
+
+func (e *env) onlyReads() bool {
+	for _, c := range readingCommands {
+		if len(e.command) >= len(c) && slices.Equal(e.command[:len(c)], c) {
+			return true
+		}
+	}
+	return false
 }
 
 // notice prints what the store waits for or does before a write.

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -40,7 +39,7 @@ func runStoreInfo(e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	ctx := context.Background()
+	ctx := e.context()
 	o, err := st.Overview(ctx)
 	if err != nil {
 		return err
@@ -100,7 +99,7 @@ func storeCheck(fs *flag.FlagSet) runFunc {
 		}
 		defer st.Close()
 		start := time.Now()
-		problems, err := st.Check(context.Background(), *quick)
+		problems, err := st.Check(e.context(), *quick)
 		if err != nil {
 			return err
 		}

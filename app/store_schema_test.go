@@ -22,6 +22,9 @@ func TestStoreMissingATable(t *testing.T) {
 	if r := runCLI(t, "--store", db, "store", "info"); r.code != 0 {
 		t.Fatalf("store info: %+v", r)
 	}
+	if r := runCLI(t, "--store", db, "eval", "import", "--config", "flags", evalExample); r.code != 0 {
+		t.Fatalf("eval import: %+v", r)
+	}
 	conn, err := sql.Open("sqlite", db)
 	if err != nil {
 		t.Fatal(err)
@@ -46,4 +49,15 @@ func TestStoreMissingATable(t *testing.T) {
 		t.Fatal("the import wrote into the damaged store")
 	}
 	t.Logf("import refused: %s", r.stderr)
+	// what can still be read leaves it: exports open the store read-only
+	out := filepath.Join(dir, "answers.csv")
+	if r := runCLI(t, "--store", db, "eval", "export", "--format", "csv", "--out", out, "demo"); r.code != 0 {
+		t.Fatalf("eval export from the damaged store: %+v", r)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
+		t.Fatal("the export wrote into the damaged store")
+	}
 }

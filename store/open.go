@@ -478,8 +478,9 @@ func (s *Store) damage(err error) error {
 
 func (s *Store) damagedError() error {
 	if len(s.health.schema) > 0 {
-		return fmt.Errorf("%w: %s (%s). Agentdesk will not write to it. Restore it from a backup, or move the file away "+
-			"and start a new store (then import the data again); `agentdesk store check` lists what differs", ErrDamaged, s.path, s.health.damaged)
+		return fmt.Errorf("%w: %s (%s). Agentdesk will not write to it. Restore it from a backup, or export what can still be "+
+			"read (agentdesk odyssey export, agentdesk eval export open it read-only), then move the file away and start a new "+
+			"store; `agentdesk store check` lists what differs", ErrDamaged, s.path, s.health.damaged)
 	}
 	return fmt.Errorf("%w: %s (%s). Agentdesk will not write to it. Export what can still be read "+
 		"(agentdesk odyssey export, agentdesk eval export), then move the file away and start a new store; "+
