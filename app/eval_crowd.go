@@ -338,26 +338,3 @@ func evalPayoutsSetup(fs *flag.FlagSet) runFunc {
 		return nil
 	}
 }
-
-// setScreenOut stores a project's screen-out code and link.
-func (e *env) setScreenOut(ctx context.Context, args []string, code, link string) error {
-	st, info, p, err := e.openEvalProjectDef(ctx, args, 1, "give the project")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if code != "" {
-		p.Settings.ScreenOutCode = code
-	}
-	if link != "" {
-		p.Settings.ScreenOutURL = link
-	}
-	if err := p.Validate(); err != nil {
-		return err
-	}
-	config, err := ev.MarshalProject(p)
-	if err != nil {
-		return err
-	}
-	return st.SetEvalProjectConfig(ctx, info.ID, string(config))
-}

@@ -93,13 +93,19 @@ func evalServeSetup(fs *flag.FlagSet) runFunc {
 		}
 		ctx, stop := serveContext(e)
 		defer stop()
-		if *code != "" || *doneURL != "" {
-			if err := e.setCompletion(ctx, args, *code, *doneURL); err != nil {
-				return err
+		if *code != "" || *doneURL != "" || *screenCode != "" || *screenURL != "" {
+			// kept in the project: a flag left out keeps what the project says
+			set := func(dst *string, v string) {
+				if v != "" {
+					*dst = v
+				}
 			}
-		}
-		if *screenCode != "" || *screenURL != "" {
-			if err := e.setScreenOut(ctx, args, *screenCode, *screenURL); err != nil {
+			if err := e.editSettings(ctx, args, func(s *ev.Settings) {
+				set(&s.CompletionCode, *code)
+				set(&s.CompletionURL, *doneURL)
+				set(&s.ScreenOutCode, *screenCode)
+				set(&s.ScreenOutURL, *screenURL)
+			}); err != nil {
 				return err
 			}
 		}
@@ -270,19 +276,14 @@ func evalLinksSetup(fs *flag.FlagSet) runFunc {
 	}
 }
 
-// setCompletion stores a project's completion code and link.
-func (e *env) setCompletion(ctx context.Context, args []string, code, doneURL string) error {
+// editSettings changes a project's settings and stores the project (checked first).
+func (e *env) editSettings(ctx context.Context, args []string, edit func(*ev.Settings)) error {
 	st, info, p, err := e.openEvalProjectDef(ctx, args, 1, "give the project")
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if code != "" {
-		p.Settings.CompletionCode = code
-	}
-	if doneURL != "" {
-		p.Settings.CompletionURL = doneURL
-	}
+	edit(&p.Settings)
 	if err := p.Validate(); err != nil {
 		return err
 	}
