@@ -71,6 +71,8 @@ var stopWords = map[string]string{
 	"eval import-results": "the import was rolled back; the store is unchanged",
 	"eval bot":            "the store is unchanged",
 	"eval links":          "the store is unchanged",
+	"eval codes":          "the store is unchanged; a codes file is as it was or complete",
+	"eval payouts":        "the store is unchanged; each payout file is as it was or complete",
 	"eval bench-serve":    "the load test stopped; it wrote only to its own scratch store",
 	"eval delete":         "the store is unchanged",
 	"eval open":           "the app was closed (an import before it, not finished, was rolled back); what was saved before the signal is kept",
