@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -455,57 +454,6 @@ func (v *FrameViewer) SetMinFrameSize(s fyne.Size) {
 	v.content.Refresh()
 }
 
-// TogglePlay starts or pauses playback.
-func (v *FrameViewer) TogglePlay() {
-	if v.play != nil {
-		v.Pause()
-		return
-	}
-	if v.Len() == 0 {
-		return
-	}
-	if v.index >= v.Len()-1 {
-		v.Seek(0)
-	}
-	v.play = make(chan struct{})
-	v.playBtn.SetIcon(theme.MediaPauseIcon())
-	v.playDone = playback(v.play, func() float64 { return v.speed }, func() bool {
-		if v.index >= v.Len()-1 {
-			v.Pause()
-			return false
-		}
-		v.Seek(v.index + 1)
-		return true
-	})
-}
-
-// Pause stops playback.
-func (v *FrameViewer) Pause() {
-	if v.play != nil {
-		close(v.play)
-		v.play = nil
-		v.playBtn.SetIcon(theme.MediaPlayIcon())
-	}
-}
-
-// PlaybackDone is closed once the last playback's goroutine has ended (at once when none ran):
-// after it, nothing but the UI goroutine touches the viewer.
-func (v *FrameViewer) PlaybackDone() <-chan struct{} {
-	if v.playDone == nil {
-		c := make(chan struct{})
-		close(c)
-		return c
-	}
-	return v.playDone
-}
-
-// Playing reports whether playback runs.
-func (v *FrameViewer) Playing() bool { return v.play != nil }
-
-func (v *FrameViewer) CreateRenderer() fyne.WidgetRenderer {
-	return &frameViewerRenderer{v: v}
-}
-
 type frameViewerRenderer struct{ v *FrameViewer }
 
 func (r *frameViewerRenderer) Layout(s fyne.Size) {
@@ -515,50 +463,3 @@ func (r *frameViewerRenderer) MinSize() fyne.Size           { return r.v.content
 func (r *frameViewerRenderer) Refresh()                     { r.v.content.Refresh() }
 func (r *frameViewerRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.v.content} }
 func (r *frameViewerRenderer) Destroy()                     { r.v.Pause() }
-
-// Keyboard: the viewer takes the focus when tapped.
-func (v *FrameViewer) Tapped(*fyne.PointEvent) {
-	if c := fyne.CurrentApp().Driver().CanvasForObject(v); c != nil {
-		c.Focus(v)
-	}
-}
-func (v *FrameViewer) FocusGained()   {}
-func (v *FrameViewer) FocusLost()     {}
-func (v *FrameViewer) TypedRune(rune) {}
-func (v *FrameViewer) TypedKey(ev *fyne.KeyEvent) {
-	jump := 1
-	if v.shift {
-		jump = 10
-	}
-	switch ev.Name {
-	case fyne.KeyLeft:
-		v.Seek(v.index - jump)
-	case fyne.KeyRight:
-		v.Seek(v.index + jump)
-	case fyne.KeyHome:
-		v.Seek(0)
-	case fyne.KeyEnd:
-		v.Seek(v.Len() - 1)
-	case fyne.KeySpace:
-		v.TogglePlay()
-	}
-}
-
-// KeyDown and KeyUp track Shift for the ten-step jumps.
-func (v *FrameViewer) KeyDown(ev *fyne.KeyEvent) {
-	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
-		v.shift = true
-	}
-}
-func (v *FrameViewer) KeyUp(ev *fyne.KeyEvent) {
-	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
-		v.shift = false
-	}
-}
-
-var (
-	_ fyne.Focusable  = (*FrameViewer)(nil)
-	_ desktop.Keyable = (*FrameViewer)(nil)
-	_ fyne.Tappable   = (*FrameViewer)(nil)
-	_ fyne.Draggable  = (*timeline)(nil)
-)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 )
 
 // Replay speeds offered by the players; 1x plays replaySpeed1x steps per second.
@@ -55,4 +56,55 @@ func playback(stop <-chan struct{}, speed func() float64, advance func() bool) <
 		}
 	}()
 	return done
+}
+
+// TogglePlay starts or pauses playback.
+func (v *FrameViewer) TogglePlay() {
+	if v.play != nil {
+		v.Pause()
+		return
+	}
+	if v.Len() == 0 {
+		return
+	}
+	if v.index >= v.Len()-1 {
+		v.Seek(0)
+	}
+	v.play = make(chan struct{})
+	v.playBtn.SetIcon(theme.MediaPauseIcon())
+	v.playDone = playback(v.play, func() float64 { return v.speed }, func() bool {
+		if v.index >= v.Len()-1 {
+			v.Pause()
+			return false
+		}
+		v.Seek(v.index + 1)
+		return true
+	})
+}
+
+// Pause stops playback.
+func (v *FrameViewer) Pause() {
+	if v.play != nil {
+		close(v.play)
+		v.play = nil
+		v.playBtn.SetIcon(theme.MediaPlayIcon())
+	}
+}
+
+// PlaybackDone is closed once the last playback's goroutine has ended (at once when none ran):
+// after it, nothing but the UI goroutine touches the viewer.
+func (v *FrameViewer) PlaybackDone() <-chan struct{} {
+	if v.playDone == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return v.playDone
+}
+
+// Playing reports whether playback runs.
+func (v *FrameViewer) Playing() bool { return v.play != nil }
+
+func (v *FrameViewer) CreateRenderer() fyne.WidgetRenderer {
+	return &frameViewerRenderer{v: v}
 }
