@@ -152,6 +152,7 @@ var explorerFilters = []episode.Filter{
 }
 
 func TestExplorerCountAndPagesAgreeWithOracle(t *testing.T) {
+	skipUnderRace(t, "oracle checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	t.Run("sql", func(t *testing.T) { checkExplorerAgainstOracle(t, fx) })
 	t.Run("memory index", func(t *testing.T) {
@@ -331,6 +332,7 @@ func asciiLower(s string) string {
 }
 
 func TestExplorerPageCarriesFacetsAndMarksMatches(t *testing.T) {
+	skipUnderRace(t, "checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	rows, err := fx.s.MatchingPage(ctx, episode.Filter{Text: "tokyo weath"}, episode.Sort{Key: episode.SortRelevance}, 0, 50)
@@ -383,6 +385,7 @@ func TestExplorerPageCarriesFacetsAndMarksMatches(t *testing.T) {
 // that are not plain ASCII through FTS5 as a whole) match what FTS5 matches, whichever terms are
 // common.
 func TestExplorerIndexSearchesMatchFTS5(t *testing.T) {
+	skipUnderRace(t, "checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	texts := []string{"ü", "Café", "zzz", "tokyo wea", "the ", "tok'yo", "a", "Recipe bre", "x9"}
@@ -425,6 +428,7 @@ func TestExplorerIndexSearchesMatchFTS5(t *testing.T) {
 // The Explorer's way (StartExplorerIndex): the index is made in the background, and a sort
 // order is read the first time it is used, SQL answering that query; the listings agree.
 func TestExplorerIndexReadsSortOrdersWhenUsed(t *testing.T) {
+	skipUnderRace(t, "checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	fx.s.StartExplorerIndex()
@@ -497,6 +501,7 @@ func TestExplorerIndexOnAReadOnlyStore(t *testing.T) {
 // A search with more matches (times its words) than RelevanceLimit is listed in store order when relevance is
 // asked for (and RelevanceRanked says so); one with fewer is ranked by FTS5.
 func TestExplorerRelevanceLimit(t *testing.T) {
+	skipUnderRace(t, "checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	defer func(n int) { RelevanceLimit = n }(RelevanceLimit)
@@ -568,6 +573,7 @@ func TestExplorerRelevanceLimit(t *testing.T) {
 }
 
 func TestExplorerStatsAgreeWithOracle(t *testing.T) {
+	skipUnderRace(t, "oracle checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	t.Run("sql", func(t *testing.T) { checkStatsAgainstOracle(t, fx) })
 	t.Run("memory index", func(t *testing.T) {
@@ -659,6 +665,7 @@ func checkStatsAgainstOracle(t *testing.T, fx *explorerFixture) {
 }
 
 func TestExplorerFacetValuesAndSources(t *testing.T) {
+	skipUnderRace(t, "checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	cats, err := fx.s.FacetValues(ctx, episode.FacetCategory)
@@ -683,6 +690,7 @@ func TestExplorerFacetValuesAndSources(t *testing.T) {
 }
 
 func TestExplorerSplits(t *testing.T) {
+	skipUnderRace(t, "oracle checks of a synthetic store in one goroutine")
 	fx := newExplorerFixture(t)
 	ctx := context.Background()
 	f := episode.Filter{Facets: map[string][]string{episode.FacetCategory: {"Web_Shopping"}}}
@@ -747,6 +755,7 @@ func TestExplorerSplits(t *testing.T) {
 }
 
 func TestExplorerIDsWalksInPages(t *testing.T) {
+	skipUnderRace(t, "oracle checks of a synthetic store in one goroutine")
 	s := openTemp(t)
 	fillSynthetic(t, s, 1203, 3)
 	var pages []int
@@ -769,6 +778,7 @@ func TestExplorerIDsWalksInPages(t *testing.T) {
 // an index, except episodes in rowid order (the id listing, which stops at its LIMIT), and no
 // listing of the whole store is sorted in a temporary tree.
 func TestExplorerQueriesUseIndexes(t *testing.T) {
+	skipUnderRace(t, "checks of a synthetic store in one goroutine")
 	s := openTemp(t)
 	fillSynthetic(t, s, 300, 1)
 	s.SaveSplit(context.Background(), episode.Split{Name: "random", Parts: map[string][]episode.Key{

@@ -108,6 +108,7 @@ func TestOdysseyChunkedImportResumes(t *testing.T) {
 // in from its one-file variant, still commits a chunk at a time through both parts (the count
 // of the one-file variant arrives on the way) and stores every episode.
 func TestOdysseyChunkedFillFromAllFile(t *testing.T) {
+	skipUnderRace(t, "a one-file dataset read in one goroutine")
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "ds")
 	gen, err := odyssey.Generate(ctx, dir, odyssey.GenerateOptions{Episodes: 600, Seed: 3, Screenshots: "none", AllFile: true})

@@ -76,6 +76,7 @@ func checkAgainstArchiveZip(t *testing.T, data []byte) {
 }
 
 func TestZipIndexAgreesWithArchiveZip(t *testing.T) {
+	skipUnderRace(t, "70,000-member archives read in one goroutine")
 	t.Run("small", func(t *testing.T) { checkAgainstArchiveZip(t, makeZip(t, 50, nil)) })
 	t.Run("prefixed", func(t *testing.T) { checkAgainstArchiveZip(t, makeZip(t, 20, []byte("#!/bin/sh\nexit 0\n"))) })
 	// More than 65,535 members: the zip64 end records (as a full-size screenshot archive).
@@ -110,6 +111,7 @@ func TestZipIndexRefusesDamage(t *testing.T) {
 // The screenshot reader holds an open archive's member index compactly: well under 100 bytes
 // a member (archive/zip's File list and a map by name took about 300).
 func TestScreenshotsIndexIsCompact(t *testing.T) {
+	skipUnderRace(t, "70,000-member archives read in one goroutine")
 	const n = 40000
 	p := filepath.Join(t.TempDir(), "shots.zip")
 	func() { // the archive's bytes are garbage once written

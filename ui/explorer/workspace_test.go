@@ -133,6 +133,7 @@ func bulkStore(t *testing.T, n int) *store.Store {
 }
 
 func TestExplorerPagesThroughManyEpisodes(t *testing.T) {
+	skipUnderRace(t, "paging a 2,450-episode store, read in one goroutine")
 	test.NewTempApp(t)
 	_, x, _ := openExplorer(t, wf(bulkStore(t, 2450)))
 	if x.count != 2456 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package odyssey
+
+const raceDetector = false

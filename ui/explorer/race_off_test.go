@@ -1,0 +1,5 @@
+//go:build !race
+
+package explorer
+
+const raceDetector = false
