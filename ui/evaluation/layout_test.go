@@ -83,6 +83,7 @@ func TestServeTabLinksCopyAndRosterEmptyState(t *testing.T) {
 // Results at 1024x670: the summary, progress bar, import and export take one line above the
 // views, and "α level" sits on the line of its dropdown (not at the top of a taller row).
 func TestResultsTopIsOneLineAndLevelAligned(t *testing.T) {
+	skipUnderRace(t, "geometry and colours, in one goroutine")
 	w, win, st := sampleWS(t, fyne.NewSize(1024, 670))
 	addTwoAnnotators(t, w, st)
 	if err := w.StartTask(TaskResults); err != nil {
@@ -204,6 +205,7 @@ func (p primaryTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Co
 // The outline of the focused turn follows a theme switch (fyne refreshes every widget then),
 // as the chat bubbles do: a rectangle coloured when the page was built kept the old theme's.
 func TestFocusFrameFollowsTheTheme(t *testing.T) {
+	skipUnderRace(t, "geometry and colours, in one goroutine")
 	w, win, _ := sampleWS(t, fyne.NewSize(1024, 670))
 	a := fyne.CurrentApp()
 	first, second := color.NRGBA{0x10, 0x20, 0xc0, 0xff}, color.NRGBA{0x80, 0xa0, 0xff, 0xff}

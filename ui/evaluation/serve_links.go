@@ -46,7 +46,7 @@ func (t *serveTab) linkCell(row, col int) string {
 }
 
 // linkServer is the server links are made with: the one serving this project, or one made for
-// the address on the form (links can be handed out before serving).
+// the address on the form (links can be handed out before serving), which is never started.
 func (t *serveTab) linkServer() (*web.Server, error) {
 	if s := t.ws.serving; s != nil && s.op.info.ID == t.op.info.ID {
 		return s.srv, nil
@@ -59,7 +59,9 @@ func (t *serveTab) linkServer() (*web.Server, error) {
 	if base == "" {
 		base = "http://" + addr
 	}
-	return web.New(t.ws.ctx(), web.Options{Store: t.ws.store, Project: t.op.sp, BaseURL: base})
+	// Only its links are wanted: it serves nothing, so it gives back no units (a reclaiming
+	// loop here would outlive the tab, and the store when it is closed).
+	return web.New(t.ws.ctx(), web.Options{Store: t.ws.store, Project: t.op.sp, BaseURL: base, ReclaimEvery: -1})
 }
 
 func splitIDs(s string) []string {

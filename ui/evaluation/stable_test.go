@@ -44,6 +44,7 @@ func abs(f float32) float32 { return max(f, -f) }
 // The tour's rule on the annotate task: every answer's bounds are recorded before and after
 // each choice, and none moves by more than a pixel.
 func TestEvaluationAnswersStayPut(t *testing.T) {
+	skipUnderRace(t, "geometry of every page at every size, in one goroutine")
 	for _, size := range taskSizes {
 		w, win, _ := sampleWS(t, size)
 		if err := w.StartTask(TaskAnnotate); err != nil {
@@ -68,6 +69,7 @@ func TestEvaluationAnswersStayPut(t *testing.T) {
 // the number keys (which also move the focus on). On question flows the answers above the one
 // chosen stay put (a chosen answer's follow-up question opens under it).
 func TestEvaluationAnswersStayPutOnEveryPageKind(t *testing.T) {
+	skipUnderRace(t, "geometry of every page at every size, in one goroutine")
 	test.NewTempApp(t)
 	p, _ := sampleDef(t)
 	cat, _ := ev.Catalogue()
