@@ -64,6 +64,9 @@ func odysseyConvert(fs *flag.FlagSet) runFunc {
 		if res.missing > 0 {
 			fmt.Fprintf(w, "  %d steps have no screenshot in the store: their image is the bare file name (--screenshots DIR names a folder for all)\n", res.missing)
 		}
+		if res.zipped > 0 {
+			fmt.Fprintf(w, "  %d images are inside zip archives: their paths are zip references (extract the archives and give --screenshots DIR)\n", res.zipped)
+		}
 		return nil
 	}
 }
@@ -76,8 +79,8 @@ type convertOptions struct {
 }
 
 type convertResult struct {
-	written                                   []string
-	chats, tests, images, indexFiles, missing int
+	written                                           []string
+	chats, tests, images, indexFiles, missing, zipped int
 }
 
 func convertSplit(ctx context.Context, st *store.Store, out string, o convertOptions) (convertResult, error) {
@@ -97,50 +100,53 @@ func convertSplit(ctx context.Context, st *store.Store, out string, o convertOpt
 		imageTest = imageTrain
 	} else {
 		res.missing = train.Missing() + test.Missing()
+		res.zipped = train.Zipped() + test.Zipped()
 	}
-	chats, err := odyssey.TrainChats(train.Episodes, odyssey.ChatOptions{Split: name, Level: o.level, HisLen: o.hisLen,
+	chats, err := odyssey.NewChats(train.Episodes, odyssey.ChatOptions{Split: name, Level: o.level, HisLen: o.hisLen,
 		Kind: o.kind, Seed: o.seed}, imageTrain)
 	if err != nil {
 		return res, err
-	}
-	if chats == nil {
-		chats = []odyssey.ChatRecord{}
 	}
 	recs, err := odyssey.TestRecords(name, o.level, test.Episodes, imageTest)
 	if err != nil {
 		return res, err
 	}
-	if recs == nil {
-		recs = []odyssey.TestRecord{}
-	}
-	res.chats, res.tests = len(chats), len(recs)
-	trainDir, testDir := filepath.Join(out, "train_anno"), filepath.Join(out, "test_anno")
-	write := func(path string, v any) error {
+	res.chats, res.tests = chats.Len(), len(recs)
+	trainPath := filepath.Join(out, "train_anno", odyssey.ChatFileName(o.kind, o.level, name))
+	testPath := filepath.Join(out, "test_anno", odyssey.TestFileName(o.level, name))
+	indexPath := filepath.Join(out, "his_index.json")
+	// write writes one file atomically, naming it in its errors
+	write := func(path string, fn func(f *atomicfile.File) error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		data, err := odyssey.MarshalPy(v)
+		f, err := atomicfile.New(path, 0o644)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(path, data, 0o644); err != nil {
-			return err
+		defer f.Abort()
+		if err := fn(f); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
 		}
 		res.written = append(res.written, path)
 		return nil
 	}
-	if err := write(filepath.Join(trainDir, odyssey.ChatFileName(o.kind, o.level, name)), chats); err != nil {
+	if err := write(trainPath, func(f *atomicfile.File) error { return chats.WritePy(f, ctx.Err) }); err != nil {
 		return res, err
 	}
-	if err := write(filepath.Join(testDir, odyssey.TestFileName(o.level, name)), recs); err != nil {
+	if err := write(testPath, func(f *atomicfile.File) error { return odyssey.WriteTestRecordsPy(f, recs, ctx.Err) }); err != nil {
 		return res, err
 	}
-	// make_his_idx reads every file of both folders, those of earlier runs too.
+	// make_his_idx reads every file of both folders, those of earlier runs too; the two just
+	// written are taken from memory.
 	idx := odyssey.NewHistoryIndex()
-	for _, d := range []struct{ dir, field string }{{trainDir, odyssey.HistoryFieldTrain}, {testDir, odyssey.HistoryFieldTest}} {
+	for _, d := range []struct{ dir, field string }{{filepath.Dir(trainPath), odyssey.HistoryFieldTrain}, {filepath.Dir(testPath), odyssey.HistoryFieldTest}} {
 		files, err := converterFiles(d.dir)
 		if err != nil {
 			return res, err
@@ -149,24 +155,41 @@ func convertSplit(ctx context.Context, st *store.Store, out string, o convertOpt
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
-			data, err := limits.ReadFile(f, limits.ConverterFile)
-			if err != nil {
-				return res, err
-			}
-			if err := idx.AddFile(f, data, d.field); err != nil {
-				return res, err
+			switch f {
+			case trainPath:
+				for i := range chats.Len() {
+					img, hist := chats.Image(i)
+					if err := idx.Add(img, hist, f); err != nil {
+						return res, fmt.Errorf("%s: %w", f, err)
+					}
+				}
+			case testPath:
+				for _, a := range test.Episodes {
+					imgs := make([]string, len(a.Steps))
+					for i := range a.Steps {
+						imgs[i] = imageTest(a.Steps[i].Screenshot)
+						if err := idx.Add(imgs[i], imgs[:i], f); err != nil {
+							return res, fmt.Errorf("%s: %w", f, err)
+						}
+					}
+				}
+			default:
+				r, _, err := limits.Open(f, limits.ConverterFile)
+				if err != nil {
+					return res, err
+				}
+				err = idx.AddReader(f, r, d.field)
+				r.Close()
+				if err != nil {
+					return res, err
+				}
 			}
 			res.indexFiles++
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := write(indexPath, func(f *atomicfile.File) error { return idx.WritePy(f) }); err != nil {
 		return res, err
 	}
-	path := filepath.Join(out, "his_index.json")
-	if err := atomicfile.Write(path, idx.JSON(), 0o644); err != nil {
-		return res, err
-	}
-	res.written = append(res.written, path)
 	res.images = idx.Len()
 	return res, nil
 }

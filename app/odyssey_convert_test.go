@@ -219,3 +219,155 @@ func TestOdysseyConvertConformance(t *testing.T) {
 	t.Logf("%d files compared, %d of them byte for byte the original's once the data folder is removed", files, identical)
 	conformance.Report(t, "odyssey-converter", read)
 }
+
+// converterSplits reads a dataset's split files: name -> part -> episode ids.
+func converterSplits(t *testing.T, ds string) map[string]map[string][]string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(ds, "splits", "*.json"))
+	out := map[string]map[string][]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts map[string][]string
+		if err := json.Unmarshal(data, &parts); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = parts
+	}
+	return out
+}
+
+// converterShots lists the screenshots of one episode of a dataset.
+func converterShots(t *testing.T, ds, entry string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(ds, "annotations", entry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ep struct {
+		Steps []struct {
+			Screenshot string `json:"screenshot"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(data, &ep); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range ep.Steps {
+		out = append(out, s.Screenshot)
+	}
+	return out
+}
+
+// TestOdysseyConvertRuns: runs into one folder add up in the history index (the original reads
+// every file of train_anno/ and test_anno/); --screenshots names the images' folder; a file
+// that is not the converter's stops the index with its name, and bad options are usage errors.
+func TestOdysseyConvertRuns(t *testing.T) {
+	dir := isolate(t)
+	area := conformance.RepoDir(t, "odyssey-converter")
+	dss, _ := filepath.Glob(filepath.Join(area, "datasets", "*"))
+	if len(dss) == 0 {
+		t.Fatal("no dataset in the odyssey-converter area")
+	}
+	ds := filepath.Join(dir, "dataset")
+	converterDataset(t, dss[0], ds)
+	splits := converterSplits(t, ds)
+	names := make([]string, 0, len(splits))
+	for n := range splits {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) < 2 {
+		t.Fatalf("%s has %d splits; the test needs two", dss[0], len(names))
+	}
+	db := filepath.Join(dir, "s.db")
+	if r := runCLI(t, "--store", db, "odyssey", "import", ds); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	out := filepath.Join(dir, "out")
+	images := map[string]bool{}
+	steps := map[string]int{}
+	for _, n := range names[:2] {
+		for part, entries := range splits[n] {
+			for _, e := range entries {
+				for _, s := range converterShots(t, ds, e) {
+					images[s] = true
+					steps[n+"/"+part]++
+				}
+			}
+		}
+	}
+	// the first by its short name when it has one
+	first := strings.TrimSuffix(names[0], "_split")
+	r := runCLI(t, "--store", db, "odyssey", "convert", "--split", first, out)
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+strconv.Itoa(steps[names[0]+"/train"])+" standard training chats to "+filepath.Join(out, "train_anno", "high_"+names[0]+".json")) ||
+		!strings.Contains(r.stdout, "wrote "+strconv.Itoa(steps[names[0]+"/test"])+" test records to "+filepath.Join(out, "test_anno", "high_"+names[0]+".json")) {
+		t.Fatalf("first run: %+v", r)
+	}
+	r = runCLI(t, "--store", db, "odyssey", "convert", "--split", names[1], "--level", "low", "--type", "semantic", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+strconv.Itoa(4*steps[names[1]+"/train"])+" semantic training chats to "+filepath.Join(out, "train_anno", "low_sementic_"+names[1]+".json")) ||
+		!strings.Contains(r.stdout, "history index of "+strconv.Itoa(len(images))+" images (from 4 files)") {
+		t.Fatalf("second run (%d images expected): %+v", len(images), r)
+	}
+	var index map[string][]string
+	data, _ := os.ReadFile(filepath.Join(out, "his_index.json"))
+	if err := json.Unmarshal(data, &index); err != nil || len(index) != len(images) {
+		t.Fatalf("his_index.json: %d images, want %d (%v)", len(index), len(images), err)
+	}
+	for img := range index {
+		if !images[filepath.Base(img)] || !strings.HasPrefix(img, ds) {
+			t.Errorf("index image %s is not a screenshot of %s", img, ds)
+		}
+	}
+
+	// --screenshots: every image path in the folder given
+	shots := filepath.Join(dir, "elsewhere", "screenshots")
+	out2 := filepath.Join(dir, "out2")
+	if r := runCLI(t, "--store", db, "odyssey", "convert", "--split", names[0], "--screenshots", shots, out2); r.code != 0 {
+		t.Fatalf("--screenshots: %+v", r)
+	}
+	data, _ = os.ReadFile(filepath.Join(out2, "his_index.json"))
+	index = nil
+	json.Unmarshal(data, &index)
+	if len(index) == 0 {
+		t.Fatal("--screenshots: empty index")
+	}
+	for img, hist := range index {
+		for _, p := range append(hist, img) {
+			if filepath.Dir(p) != shots {
+				t.Errorf("--screenshots: image %s", p)
+			}
+		}
+	}
+
+	// a file that is not the converter's: the error names it, the index stays as it was
+	before, _ := os.ReadFile(filepath.Join(out, "his_index.json"))
+	junk := filepath.Join(out, "test_anno", "notes.json")
+	os.WriteFile(junk, []byte(`{"not": "a list"}`), 0o644)
+	if r := runCLI(t, "--store", db, "odyssey", "convert", "--split", names[0], out); r.code != 1 || !strings.Contains(r.stderr, junk) {
+		t.Errorf("junk file: %+v", r)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "his_index.json")); !bytes.Equal(after, before) {
+		t.Error("his_index.json changed by a failed run")
+	}
+
+	for _, args := range [][]string{
+		{out},
+		{"--split", names[0]},
+		{"--split", names[0], "--level", "mid", out},
+		{"--split", names[0], "--type", "fancy", out},
+		{"--split", names[0], out, "more"},
+	} {
+		if r := runCLI(t, append([]string{"--store", db, "odyssey", "convert"}, args...)...); r.code != 2 {
+			t.Errorf("%v: want usage error (2): %+v", args, r)
+		}
+	}
+	if r := runCLI(t, "--store", db, "odyssey", "convert", "--split", "no_such_split", filepath.Join(dir, "out3")); r.code != 1 || !strings.Contains(r.stderr, "no_such_split") {
+		t.Errorf("unknown split: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out3")); !os.IsNotExist(err) {
+		t.Errorf("unknown split: out3 made (%v)", err)
+	}
+}

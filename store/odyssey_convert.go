@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 )
@@ -32,6 +33,20 @@ func (p *OdysseyPart) Missing() int {
 	for _, a := range p.Episodes {
 		for i := range a.Steps {
 			if _, ok := p.Refs[a.Steps[i].Screenshot]; !ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Zipped counts the steps of the part whose screenshot is a member of a zip archive (a
+// reference no training code opens).
+func (p *OdysseyPart) Zipped() int {
+	n := 0
+	for _, a := range p.Episodes {
+		for i := range a.Steps {
+			if strings.HasPrefix(p.Refs[a.Steps[i].Screenshot], odyssey.ZipRefPrefix) {
 				n++
 			}
 		}

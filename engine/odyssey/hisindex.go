@@ -1,10 +1,12 @@
 package odyssey
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,11 +20,12 @@ type HistoryIndex struct {
 	images  []string
 	history map[string][]string
 	from    map[string]string // the file an image was first met in
+	intern  map[string]string
 }
 
 // NewHistoryIndex makes an empty index.
 func NewHistoryIndex() *HistoryIndex {
-	return &HistoryIndex{history: map[string][]string{}, from: map[string]string{}}
+	return &HistoryIndex{history: map[string][]string{}, from: map[string]string{}, intern: map[string]string{}}
 }
 
 // Len is the number of images in the index.
@@ -35,35 +38,68 @@ const (
 	HistoryFieldTest  = "history_screenshot"
 )
 
-// AddFile adds the records of one training or test file (a JSON list of records with "image"
-// and the history field, a Python list's str()), as make_his_idx reads them. An image met
-// before with another history is an error, as the original's assertion is; so is a file that is
-// not such a list.
+// AddFile adds the records of one training or test file held in memory (AddReader).
 func (x *HistoryIndex) AddFile(file string, data []byte, field string) error {
-	var recs []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &recs); err != nil {
-		return fmt.Errorf("%s: not a list of records: %w", file, err)
+	return x.AddReader(file, bytes.NewReader(data), field)
+}
+
+// AddReader adds the records of one training or test file (a JSON list of records with "image"
+// and the history field, a Python list's str()), as make_his_idx reads them, one record at a
+// time. An image met before with another history is an error, as the original's assertion is;
+// so is a file that is not such a list.
+func (x *HistoryIndex) AddReader(file string, r io.Reader, field string) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return fmt.Errorf("%s: not a list of records (%v)", file, orText(err, "it does not start with ["))
 	}
-	for i, r := range recs {
+	for i := 0; dec.More(); i++ {
+		var rec map[string]json.RawMessage
+		if err := dec.Decode(&rec); err != nil {
+			return fmt.Errorf("%s: record %d: %w", file, i, err)
+		}
 		var img, hist string
-		if err := json.Unmarshal(r["image"], &img); err != nil || r["image"] == nil {
+		if err := json.Unmarshal(rec["image"], &img); err != nil || rec["image"] == nil {
 			return fmt.Errorf("%s: record %d: no \"image\" text", file, i)
 		}
-		if err := json.Unmarshal(r[field], &hist); err != nil || r[field] == nil {
+		if err := json.Unmarshal(rec[field], &hist); err != nil || rec[field] == nil {
 			return fmt.Errorf("%s: record %d: no %q text", file, i, field)
 		}
 		h, err := ParsePyStrList(hist)
 		if err != nil {
 			return fmt.Errorf("%s: record %d: %s: %w", file, i, field, err)
 		}
-		if err := x.Add(img, h, file); err != nil {
+		for j := range h {
+			h[j] = x.interned(h[j])
+		}
+		if err := x.Add(x.interned(img), h, file); err != nil {
 			return fmt.Errorf("%s: record %d: %w", file, i, err)
 		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	return nil
 }
 
-// Add records an image's history; file names where it came from, for errors.
+func orText(err error, text string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return text
+}
+
+// interned returns the index's copy of s, so that the paths repeated in many histories are
+// held once.
+func (x *HistoryIndex) interned(s string) string {
+	if v, ok := x.intern[s]; ok {
+		return v
+	}
+	x.intern[s] = s
+	return s
+}
+
+// Add records an image's history; file names where it came from, for errors. history is kept,
+// not copied.
 func (x *HistoryIndex) Add(img string, history []string, file string) error {
 	if prev, ok := x.history[img]; ok {
 		if !slices.Equal(prev, history) {
@@ -78,12 +114,20 @@ func (x *HistoryIndex) Add(img string, history []string, file string) error {
 	return nil
 }
 
-// JSON is the index as the original writes it: a JSON object, indented by four spaces, text
-// not escaped to ASCII.
+// JSON is the index as the original writes it (WritePy).
 func (x *HistoryIndex) JSON() []byte {
 	var b bytes.Buffer
+	x.WritePy(&b)
+	return b.Bytes()
+}
+
+// WritePy writes the index as the original does: a JSON object, indented by four spaces, text
+// not escaped to ASCII.
+func (x *HistoryIndex) WritePy(w io.Writer) error {
+	b := bufio.NewWriterSize(w, 1<<16)
 	if len(x.images) == 0 {
-		return []byte("{}")
+		b.WriteString("{}")
+		return b.Flush()
 	}
 	b.WriteString("{")
 	for i, img := range x.images {
@@ -91,7 +135,7 @@ func (x *HistoryIndex) JSON() []byte {
 			b.WriteByte(',')
 		}
 		b.WriteString("\n    ")
-		writePyJSONString(&b, img)
+		writePyJSONString(b, img)
 		b.WriteString(": ")
 		h := x.history[img]
 		if len(h) == 0 {
@@ -104,12 +148,12 @@ func (x *HistoryIndex) JSON() []byte {
 				b.WriteByte(',')
 			}
 			b.WriteString("\n        ")
-			writePyJSONString(&b, p)
+			writePyJSONString(b, p)
 		}
 		b.WriteString("\n    ]")
 	}
 	b.WriteString("\n}")
-	return b.Bytes()
+	return b.Flush()
 }
 
 // ParsePyStrList reads Python's str() of a list of str ("['a', \"b'c\"]"), the form the

@@ -32,7 +32,21 @@ func PyIndent(data []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func pyIndentValue(b *bytes.Buffer, dec *json.Decoder, depth int) error {
+// pyWriter is what the Python-style writers write to (bytes.Buffer, bufio.Writer).
+type pyWriter interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
+}
+
+// writePyRaw writes a JSON value as PyIndent does, nested depth levels deep.
+func writePyRaw(b pyWriter, raw []byte, depth int) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return pyIndentValue(b, dec, depth)
+}
+
+func pyIndentValue(b pyWriter, dec *json.Decoder, depth int) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -93,11 +107,19 @@ func pyIndentValue(b *bytes.Buffer, dec *json.Decoder, depth int) error {
 	return nil
 }
 
-// writePyJSONString writes s as json.dumps(s, ensure_ascii=False) does.
-func writePyJSONString(b *bytes.Buffer, s string) {
+// writePyJSONString writes s as json.dumps(s, ensure_ascii=False) does: the quote, the
+// backslash and control characters escaped, everything else as it is.
+func writePyJSONString(b pyWriter, s string) {
 	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b.WriteString(s[start:i])
+		start = i + 1
+		switch c {
 		case '"':
 			b.WriteString(`\"`)
 		case '\\':
@@ -113,13 +135,10 @@ func writePyJSONString(b *bytes.Buffer, s string) {
 		case '\f':
 			b.WriteString(`\f`)
 		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
+			fmt.Fprintf(b, `\u%04x`, c)
 		}
 	}
+	b.WriteString(s[start:])
 	b.WriteByte('"')
 }
 

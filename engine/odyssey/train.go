@@ -1,8 +1,11 @@
 package odyssey
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -83,13 +86,13 @@ func chatQuestion(img, instruction string, history []string, hisLen int) string 
 	return b.String()
 }
 
+// jsonText is s as a JSON string (<, > and & not escaped).
 func jsonText(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
-
-func chat(question string, answer json.RawMessage) []ChatTurn {
-	return []ChatTurn{{From: "user", Value: jsonText(question)}, {From: "assistant", Value: answer}}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // ChatOptions say how to build training chats.
@@ -103,81 +106,209 @@ type ChatOptions struct {
 	Seed uint64
 }
 
-// TrainChats builds the training chats of the episodes given (the split's train part, in its
-// order), as build_train_chat or build_train_semantic_chat. imagePath maps a step's screenshot
-// file name to the path written. A step whose action the converter rejects, or (semantic chats)
-// that lacks the description, intention or context the semantic turns need, is an error naming
-// the episode's file and the step.
-func TrainChats(episodes []*Annotation, opts ChatOptions, imagePath func(name string) string) ([]ChatRecord, error) {
+// Kinds of semantic chat about a step, in the original's order.
+const (
+	chatDesc = iota
+	chatAction
+	chatIntention
+	chatContext
+)
+
+// chatRef names one chat: the episode, the step and the kind of question.
+type chatRef struct {
+	ep, step int32
+	kind     uint8
+}
+
+// Chats are the training chats of a split's train part, ready to be written one at a time
+// (a full split has hundreds of thousands; none is built before it is needed).
+type Chats struct {
+	opts ChatOptions
+	name string
+	eps  []*Annotation
+	imgs [][]string             // image path of each step
+	gts  [][]string             // ground-truth command of each step
+	sem  [][][3]json.RawMessage // semantic: description, intention, context of each step
+	refs []chatRef              // the chats in the order written
+}
+
+// NewChats checks the episodes given (the split's train part, in its order) and plans their
+// training chats, as build_train_chat or build_train_semantic_chat make them. imagePath maps a
+// step's screenshot file name to the path written. A step whose action the converter rejects,
+// or (semantic chats) that lacks the description, intention or context the semantic turns need,
+// is an error naming the episode's file and the step.
+func NewChats(episodes []*Annotation, opts ChatOptions, imagePath func(name string) string) (*Chats, error) {
 	if opts.Level != LevelHigh && opts.Level != LevelLow {
 		return nil, fmt.Errorf("level must be %q or %q, not %q", LevelHigh, LevelLow, opts.Level)
 	}
 	if opts.Kind != ChatStandard && opts.Kind != ChatSemantic {
 		return nil, fmt.Errorf("type must be %q or %q, not %q", ChatStandard, ChatSemantic, opts.Kind)
 	}
-	name := IDName(opts.Split)
-	var out []ChatRecord
-	idx := 0
-	for _, a := range episodes {
-		var actions, shots []string
+	c := &Chats{opts: opts, name: IDName(opts.Split), eps: episodes,
+		imgs: make([][]string, len(episodes)), gts: make([][]string, len(episodes))}
+	semantic := opts.Kind == ChatSemantic
+	if semantic {
+		c.sem = make([][][3]json.RawMessage, len(episodes))
+	}
+	for e, a := range episodes {
+		c.imgs[e] = make([]string, len(a.Steps))
+		c.gts[e] = make([]string, len(a.Steps))
+		if semantic {
+			c.sem[e] = make([][3]json.RawMessage, len(a.Steps))
+		}
 		for i := range a.Steps {
 			s := &a.Steps[i]
 			gt, err := s.GroundTruth()
 			if err != nil {
 				return nil, fmt.Errorf("%s: episode %s step %d: %w", a.File, a.EpisodeID, i, err)
 			}
-			img := imagePath(s.Screenshot)
-			instruction := a.Task.Instruction
-			if opts.Level == LevelLow {
-				instruction = s.LowLevelInstruction
+			c.gts[e][i], c.imgs[e][i] = gt, imagePath(s.Screenshot)
+			if !semantic {
+				c.refs = append(c.refs, chatRef{ep: int32(e), step: int32(i), kind: chatAction})
+				continue
 			}
-			history := PyStrList(shots)
-			q := chatQuestion(img, instruction, actions, opts.HisLen)
-			if opts.Kind == ChatStandard {
-				out = append(out, ChatRecord{ID: "GUIOdyssey_" + name + "_" + strconv.Itoa(idx), Image: img,
-					Conversations: chat(q+chatAskAction, jsonText(gt)), History: history})
-			} else {
-				sem, err := s.semanticFields()
-				if err != nil {
-					return nil, fmt.Errorf("%s: episode %s step %d: %w", a.File, a.EpisodeID, i, err)
-				}
-				base := "GUIOdyssey_" + name + "_" + strconv.Itoa(idx)
-				out = append(out,
-					ChatRecord{ID: base + "_desc", Image: img, History: history,
-						Conversations: chat("Picture 1: <img>"+img+"</img>"+chatAskDescribing, sem[0])},
-					ChatRecord{ID: base + "_action", Image: img, History: history,
-						Conversations: chat(q+chatAskAction, jsonText(gt))},
-					ChatRecord{ID: base + "_intention", Image: img, History: history,
-						Conversations: chat(q+chatAskIntention, sem[1])},
-					// the original names this one differently
-					ChatRecord{ID: "GUIOdyssey_single_" + name + "_" + strconv.Itoa(idx) + "_context", Image: img, History: history,
-						Conversations: chat(q+chatAskContext, sem[2])})
+			if c.sem[e][i], err = s.semanticFields(); err != nil {
+				return nil, fmt.Errorf("%s: episode %s step %d: %w", a.File, a.EpisodeID, i, err)
 			}
-			// the semantic converter never advances its counter: every id has index 0
-			if opts.Kind == ChatStandard {
-				idx++
+			for k := uint8(chatDesc); k <= chatContext; k++ {
+				c.refs = append(c.refs, chatRef{ep: int32(e), step: int32(i), kind: k})
 			}
-			actions = append(actions, gt)
-			shots = append(shots, img)
 		}
 	}
-	if opts.Kind == ChatSemantic {
-		ShuffleChats(out, opts.Seed)
+	if semantic {
+		r := rand.New(rand.NewPCG(opts.Seed, 0x9e3779b97f4a7c15))
+		r.Shuffle(len(c.refs), func(i, j int) { c.refs[i], c.refs[j] = c.refs[j], c.refs[i] })
+	}
+	return c, nil
+}
+
+// Len is the number of chats.
+func (c *Chats) Len() int { return len(c.refs) }
+
+// Image is the image of chat i and the images of the steps before it in its episode (the
+// record's history).
+func (c *Chats) Image(i int) (img string, history []string) {
+	r := c.refs[i]
+	return c.imgs[r.ep][r.step], c.imgs[r.ep][:r.step]
+}
+
+// chat is one chat as written: the answer is a JSON string unless raw is set.
+type chat struct {
+	id, img, question, answer, history string
+	raw                                json.RawMessage
+}
+
+func (c *Chats) chat(i int) chat {
+	r := c.refs[i]
+	a, s := c.eps[r.ep], &c.eps[r.ep].Steps[r.step]
+	img := c.imgs[r.ep][r.step]
+	out := chat{img: img, history: PyStrList(c.imgs[r.ep][:r.step])}
+	if r.kind == chatDesc {
+		out.question = "Picture 1: <img>" + img + "</img>" + chatAskDescribing
+	} else {
+		instruction := a.Task.Instruction
+		if c.opts.Level == LevelLow {
+			instruction = s.LowLevelInstruction
+		}
+		out.question = chatQuestion(img, instruction, c.gts[r.ep][:r.step], c.opts.HisLen)
+	}
+	if c.opts.Kind == ChatStandard {
+		// the standard converter counts its chats
+		out.id = "GUIOdyssey_" + c.name + "_" + strconv.Itoa(i)
+		out.question += chatAskAction
+		out.answer = c.gts[r.ep][r.step]
+		return out
+	}
+	// the semantic converter never advances its counter: every id has index 0
+	base := "GUIOdyssey_" + c.name + "_0"
+	sem := c.sem[r.ep][r.step]
+	switch r.kind {
+	case chatDesc:
+		out.id, out.raw = base+"_desc", sem[0]
+	case chatAction:
+		out.id, out.answer = base+"_action", c.gts[r.ep][r.step]
+		out.question += chatAskAction
+	case chatIntention:
+		out.id, out.raw = base+"_intention", sem[1]
+		out.question += chatAskIntention
+	case chatContext:
+		// the original names this one differently
+		out.id, out.raw = "GUIOdyssey_single_"+c.name+"_0_context", sem[2]
+		out.question += chatAskContext
+	}
+	return out
+}
+
+// Record is chat i as a record.
+func (c *Chats) Record(i int) ChatRecord {
+	ch := c.chat(i)
+	ans := ch.raw
+	if ans == nil {
+		ans = jsonText(ch.answer)
+	}
+	return ChatRecord{ID: ch.id, Image: ch.img, History: ch.history,
+		Conversations: []ChatTurn{{From: "user", Value: jsonText(ch.question)}, {From: "assistant", Value: ans}}}
+}
+
+// TrainChats builds every chat of NewChats as a record.
+func TrainChats(episodes []*Annotation, opts ChatOptions, imagePath func(name string) string) ([]ChatRecord, error) {
+	c, err := NewChats(episodes, opts, imagePath)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChatRecord, c.Len())
+	for i := range out {
+		out[i] = c.Record(i)
 	}
 	return out, nil
 }
 
-// ShuffleChats puts the records in a random order given by seed (Fisher-Yates).
-func ShuffleChats(recs []ChatRecord, seed uint64) {
-	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	r.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+// WritePy writes the chats as the converter's json.dump does (PyIndent's form), one at a time;
+// stop is checked every thousand chats and ends the write with its error.
+func (c *Chats) WritePy(w io.Writer, stop func() error) error {
+	b := bufio.NewWriterSize(w, 1<<16)
+	if c.Len() == 0 {
+		b.WriteString("[]")
+		return b.Flush()
+	}
+	b.WriteString("[")
+	for i := range c.refs {
+		if i%1000 == 0 && stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		ch := c.chat(i)
+		b.WriteString("\n    {\n        \"id\": ")
+		writePyJSONString(b, ch.id)
+		b.WriteString(",\n        \"image\": ")
+		writePyJSONString(b, ch.img)
+		b.WriteString(",\n        \"conversations\": [\n            {\n                \"from\": \"user\",\n                \"value\": ")
+		writePyJSONString(b, ch.question)
+		b.WriteString("\n            },\n            {\n                \"from\": \"assistant\",\n                \"value\": ")
+		if ch.raw != nil {
+			if err := writePyRaw(b, ch.raw, 4); err != nil {
+				return fmt.Errorf("chat %s: %w", ch.id, err)
+			}
+		} else {
+			writePyJSONString(b, ch.answer)
+		}
+		b.WriteString("\n            }\n        ],\n        \"history\": ")
+		writePyJSONString(b, ch.history)
+		b.WriteString("\n    }")
+	}
+	b.WriteString("\n]")
+	return b.Flush()
 }
 
 // semanticFields returns the step's description, intention and context as written in its
 // annotation.
 func (s *StepAnnotation) semanticFields() ([3]json.RawMessage, error) {
 	var out [3]json.RawMessage
-	var fields map[string]json.RawMessage
+	var fields map[string]json.RawMessage // keys exactly as written (Python's are case-sensitive)
 	if err := json.Unmarshal(s.Raw, &fields); err != nil {
 		return out, err
 	}
