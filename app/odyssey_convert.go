@@ -94,6 +94,9 @@ func convertSplit(ctx context.Context, st *store.Store, out string, o convertOpt
 		return res, err
 	}
 	name := train.Split
+	if strings.ContainsAny(name, `/\`) || name == ".." {
+		return res, fmt.Errorf("split %q cannot name a file in train_anno/ (the original names its files after the split)", name)
+	}
 	imageTrain, imageTest := train.ImagePath, test.ImagePath
 	if o.screenshots != "" {
 		imageTrain = func(f string) string { return filepath.Join(o.screenshots, f) }

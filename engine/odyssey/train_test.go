@@ -1,7 +1,9 @@
 package odyssey
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -166,5 +168,42 @@ func TestHistoryIndex(t *testing.T) {
 	}
 	if string(NewHistoryIndex().JSON()) != "{}" {
 		t.Error("empty index")
+	}
+}
+
+func TestChatsWriteStops(t *testing.T) {
+	eps := []*Annotation{convEpisode(t, "e", convSteps)}
+	c, err := NewChats(eps, ChatOptions{Split: "s", Level: LevelHigh, HisLen: 4, Kind: ChatStandard}, func(n string) string { return n })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stopped")
+	var b bytes.Buffer
+	if err := c.WritePy(&b, func() error { return stop }); err != stop {
+		t.Errorf("chats: %v", err)
+	}
+	recs, _ := TestRecords("s", LevelHigh, eps, func(n string) string { return n })
+	if err := WriteTestRecordsPy(&b, recs, func() error { return stop }); err != stop {
+		t.Errorf("test records: %v", err)
+	}
+	// written whole, both are what MarshalPy makes of the records
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"chats":        func(b *bytes.Buffer) error { return c.WritePy(b, nil) },
+		"test records": func(b *bytes.Buffer) error { return WriteTestRecordsPy(b, recs, nil) },
+	} {
+		var got bytes.Buffer
+		if err := write(&got); err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		if name == "chats" {
+			all, _ := TrainChats(eps, ChatOptions{Split: "s", Level: LevelHigh, HisLen: 4, Kind: ChatStandard}, func(n string) string { return n })
+			want, _ = MarshalPy(all)
+		} else {
+			want, _ = MarshalPy(recs)
+		}
+		if got.String() != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got.String(), want)
+		}
 	}
 }
