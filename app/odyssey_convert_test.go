@@ -370,4 +370,14 @@ func TestOdysseyConvertRuns(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "out3")); !os.IsNotExist(err) {
 		t.Errorf("unknown split: out3 made (%v)", err)
 	}
+	// a user split whose name is not a file name
+	if r := runCLI(t, "--store", db, "odyssey", "split", "--test-fraction", "0.5", "a/b"); r.code != 0 {
+		t.Fatalf("split a/b: %+v", r)
+	}
+	if r := runCLI(t, "--store", db, "odyssey", "convert", "--split", "a/b", filepath.Join(dir, "out4")); r.code != 1 || !strings.Contains(r.stderr, "cannot name a file") {
+		t.Errorf("split a/b: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out4")); !os.IsNotExist(err) {
+		t.Errorf("split a/b: out4 made (%v)", err)
+	}
 }
