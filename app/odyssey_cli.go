@@ -37,6 +37,8 @@ func odysseyCommands() *command {
 		}},
 		&command{name: "records", args: "FILE", summary: "write the official test records of a split (the converter's test_anno file)",
 			setup: odysseyRecords},
+		&command{name: "convert", args: "OUT_DIR", summary: "write a split's training chats, test records and history index as the original converter does",
+			setup: odysseyConvert},
 		&command{name: "score", args: "PREDICTIONS", summary: "score predictions as the official evaluation does (AMS, SR) with breakdowns",
 			setup: odysseyScore},
 		&command{name: "runs", summary: "list saved scoring runs", setup: odysseyRuns},

@@ -83,6 +83,7 @@ var stopWords = map[string]string{
 	"odyssey export split":    "the split file is as it was or complete; none is half-written",
 	"odyssey export episodes": "each exported file is as it was or complete; none is half-written",
 	"odyssey records":         "the records file is as it was or complete; none is half-written",
+	"odyssey convert":         "each converter file is as it was or complete; none is half-written",
 	"odyssey score":           "the store is unchanged",
 	"odyssey runs":            "the store is unchanged",
 	"odyssey generate":        "the episodes written before the signal are kept; none is half-written",

@@ -160,6 +160,7 @@ func TestSignalsStopEveryLongCommand(t *testing.T) {
 		{[]string{"pickle", "video", "--format", "gif", pkl, filepath.Join(out, "video")}, "0 video(s) written"},
 		{[]string{"--store", db, "eval", "import", "--config", "flags", mustAbs(t, evalExample)}, "the import was rolled back; the store is unchanged"},
 		{[]string{"--store", db, "odyssey", "import", ody}, "the import was rolled back; the store is unchanged"},
+		{[]string{"--store", db, "odyssey", "convert", "--split", "random", filepath.Join(out, "conv")}, "no file was written"},
 		{[]string{"--store", db, "gridworld", "run", "--agent", "random", "--episodes", "2"}, "the episodes finished before the signal are stored"},
 		{[]string{"--store", db, "samples", "load", "--dir", filepath.Join(dir, "samples")}, "the store is unchanged"},
 		{[]string{"gridworld", "bench", "--steps", "100000"}, "nothing was written"},

@@ -485,60 +485,9 @@ func (s *Store) DeleteOdysseyRun(ctx context.Context, runID int64) error {
 // OdysseyTestRecords builds the official test records of a split (odyssey.TestRecords) from
 // the store, with image paths as the screenshots' references.
 func (r reader) OdysseyTestRecords(ctx context.Context, split, level string) ([]odyssey.TestRecord, error) {
-	name, err := r.ResolveSplitName(ctx, split)
+	part, err := r.OdysseySplitPart(ctx, split, "test")
 	if err != nil {
 		return nil, err
 	}
-	sp, err := r.Split(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, k := range sp.Parts["test"] {
-		ids = append(ids, k.ExternalID)
-	}
-	refs := map[string]string{}
-	var anns []*odyssey.Annotation
-	err = r.OdysseyRecords(ctx, ids, func(rec odyssey.Record) error {
-		data, err := odyssey.EncodeAnnotation(rec, "")
-		if err != nil {
-			return err
-		}
-		a, err := odyssey.ParseAnnotation("store:"+rec.ExternalID, data)
-		if err != nil {
-			return err
-		}
-		anns = append(anns, a)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.q.QueryContext(ctx, `SELECT json_extract(s.extra, '$.screenshot'), s.observation_ref FROM steps s
-		JOIN split_members m ON m.episode_id = s.episode_id JOIN splits sp ON sp.id = m.split_id
-		WHERE sp.name = ? AND m.part = 'test'`, name)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var shot sql.NullString
-		var ref string
-		if err := rows.Scan(&shot, &ref); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if shot.Valid && ref != "" {
-			refs[shot.String] = ref
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return odyssey.TestRecords(name, level, anns, func(shot string) string {
-		if ref, ok := refs[shot]; ok {
-			return ref
-		}
-		return shot
-	})
+	return odyssey.TestRecords(part.Split, level, part.Episodes, part.ImagePath)
 }

@@ -52,6 +52,7 @@ var (
 	AllAnnotations = Limit{What: "one-file annotation sets (all_annot.json)", Env: "ALL_ANNOTATIONS", Max: 64 << 30, Bytes: true}
 	SplitFile      = Limit{What: "split files", Env: "SPLIT", Max: 4 << 30, Bytes: true}
 	Predictions    = Limit{What: "prediction files", Env: "PREDICTIONS", Max: 16 << 30, Bytes: true}
+	ConverterFile  = Limit{What: "converter training and test files", Env: "CONVERTER_FILE", Max: 16 << 30, Bytes: true}
 	Screenshot     = Limit{What: "screenshots", Env: "SCREENSHOT", Max: 256 << 20, Bytes: true}
 	ProjectFile    = Limit{What: "evaluation project files", Env: "PROJECT_FILE", Max: 4 << 30, Bytes: true}
 	Config         = Limit{What: "configuration files", Env: "CONFIG", Max: 16 << 20, Bytes: true}

@@ -59,7 +59,7 @@ func TestRecords(split, level string, episodes []*Annotation, imagePath func(nam
 				q = s.LowLevelInstruction
 			}
 			r := TestRecord{
-				ID:                "GUIOdyssey_" + split + "_" + strconv.Itoa(len(out)),
+				ID:                "GUIOdyssey_" + IDName(split) + "_" + strconv.Itoa(len(out)),
 				Image:             img,
 				Question:          q,
 				Answer:            gt,

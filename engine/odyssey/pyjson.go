@@ -1,0 +1,155 @@
+package odyssey
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The converter writes its files with json.dump(obj, f, indent=4, ensure_ascii=False). PyIndent
+// writes JSON the same way, so that our files match the original's byte for byte where the
+// values do.
+
+// PyIndent re-writes a JSON value as Python's json.dump with indent=4 and ensure_ascii=False
+// does: members and items on lines of their own indented by four spaces, ": " after keys, empty
+// lists and objects as [] and {}, text unescaped except for the quote, the backslash and control
+// characters, and numbers as Python prints the int or float json.load makes of them.
+func PyIndent(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var b bytes.Buffer
+	b.Grow(len(data) + len(data)/2)
+	if err := pyIndentValue(&b, dec, 0); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("text after the JSON value")
+	}
+	return b.Bytes(), nil
+}
+
+// pyWriter is what the Python-style writers write to (bytes.Buffer, bufio.Writer).
+type pyWriter interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
+}
+
+// writePyRaw writes a JSON value as PyIndent does, nested depth levels deep.
+func writePyRaw(b pyWriter, raw []byte, depth int) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return pyIndentValue(b, dec, depth)
+}
+
+func pyIndentValue(b pyWriter, dec *json.Decoder, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		closing := byte(']')
+		if t == '{' {
+			closing = '}'
+		}
+		b.WriteByte(byte(t))
+		n := 0
+		for dec.More() {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.WriteByte('\n')
+			b.WriteString(strings.Repeat("    ", depth+1))
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				writePyJSONString(b, k.(string))
+				b.WriteString(": ")
+			}
+			if err := pyIndentValue(b, dec, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return err
+		}
+		if n > 0 {
+			b.WriteByte('\n')
+			b.WriteString(strings.Repeat("    ", depth))
+		}
+		b.WriteByte(closing)
+	case string:
+		writePyJSONString(b, t)
+	case json.Number:
+		s := pyNumberRepr(t)
+		switch s {
+		case "inf":
+			s = "Infinity"
+		case "-inf":
+			s = "-Infinity"
+		}
+		b.WriteString(s)
+	case bool:
+		b.WriteString(strconv.FormatBool(t))
+	case nil:
+		b.WriteString("null")
+	default:
+		return fmt.Errorf("unexpected JSON token %v", tok)
+	}
+	return nil
+}
+
+// writePyJSONString writes s as json.dumps(s, ensure_ascii=False) does: the quote, the
+// backslash and control characters escaped, everything else as it is.
+func writePyJSONString(b pyWriter, s string) {
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b.WriteString(s[start:i])
+		start = i + 1
+		switch c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			fmt.Fprintf(b, `\u%04x`, c)
+		}
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}
+
+// MarshalPy marshals v with encoding/json and re-writes it as the converter's json.dump does
+// (PyIndent).
+func MarshalPy(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return PyIndent(b.Bytes())
+}
