@@ -32,7 +32,9 @@ func TestRepliesOfEveryKind(t *testing.T) {
 		{fakeserver.OK("hello"), 200, func(_ http.Header, b string) bool {
 			var a struct {
 				Choices []struct{ Message struct{ Content string } }
-				Usage   struct{ PromptTokens int `json:"prompt_tokens"` }
+				Usage   struct {
+					PromptTokens int `json:"prompt_tokens"`
+				}
 			}
 			return json.Unmarshal([]byte(b), &a) == nil && a.Choices[0].Message.Content == "hello" && a.Usage.PromptTokens == 257
 		}},
@@ -95,7 +97,9 @@ func TestSeenCountsRepeatsOfOneBody(t *testing.T) {
 	var answers []string
 	for _, b := range []string{good, good, other, good} {
 		_, _, body, _ := post(t, srv.URL, b)
-		var a struct{ Choices []struct{ Message struct{ Content string } } }
+		var a struct {
+			Choices []struct{ Message struct{ Content string } }
+		}
 		json.Unmarshal([]byte(body), &a)
 		answers = append(answers, a.Choices[0].Message.Content)
 	}
