@@ -232,6 +232,9 @@ func New(cfg Config) (*Client, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = cfg.Concurrency * 2
 		t.MaxIdleConns = cfg.Concurrency * 4
+		// Bodies carry screenshots of a few hundred KB: fewer, larger writes and reads.
+		t.WriteBufferSize = 64 << 10
+		t.ReadBufferSize = 16 << 10
 		t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 		c.http = &http.Client{Transport: t}
 	}

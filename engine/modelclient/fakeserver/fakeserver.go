@@ -170,6 +170,8 @@ type Options struct {
 	Skim bool
 }
 
+var skimPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
 // Server is a running fake server.
 type Server struct {
 	// URL is the base URL clients take ("http://127.0.0.1:PORT/v1").
@@ -278,9 +280,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	call := Call{N: n, Header: r.Header}
 	if s.opt.Skim {
-		if _, err := io.Copy(io.Discard, r.Body); err != nil {
-			return
+		bp := skimPool.Get().(*[]byte)
+		for {
+			_, err := r.Body.Read(*bp)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				skimPool.Put(bp)
+				return
+			}
 		}
+		skimPool.Put(bp)
 	} else {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
