@@ -37,6 +37,8 @@ func odysseyCommands() *command {
 		}},
 		&command{name: "records", args: "FILE", summary: "write the official test records of a split (the converter's test_anno file)",
 			setup: odysseyRecords},
+		&command{name: "predict", args: "OUT.json", summary: "run a model (an OpenAI-compatible server) over a split's test records and write its predictions",
+			setup: odysseyPredict},
 		&command{name: "score", args: "PREDICTIONS", summary: "score predictions as the official evaluation does (AMS, SR) with breakdowns",
 			setup: odysseyScore},
 		&command{name: "runs", summary: "list saved scoring runs", setup: odysseyRuns},

@@ -141,6 +141,13 @@ func (e *MalformedError) Error() string {
 
 func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
 
+// IsEmptyContent tells whether err is an answer whose content was empty: Complete returns it
+// with the Response (usage included); callers that take an empty answer as an answer check it.
+func IsEmptyContent(err error) bool {
+	var me *MalformedError
+	return errors.As(err, &me) && me.Reason == reasonEmpty
+}
+
 // Stats are a client's running totals.
 type Stats struct {
 	InFlight         int
@@ -303,7 +310,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		att := Attempt{Try: try, Status: status, Latency: lat, Usage: resp.Usage, Err: err}
 		var me *MalformedError
 		if err == nil || errors.As(err, &me) && me.Reason == reasonEmpty {
-			c.report(att)
+			c.report(req, att)
 			resp.Attempts = try
 			resp.Latency = lat
 			c.completed.Add(1)
@@ -319,12 +326,12 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			return resp, err
 		}
 		if ctx.Err() != nil {
-			c.report(att)
+			c.report(req, att)
 			c.errs.Add(1)
 			return Response{}, ctx.Err()
 		}
 		if try > c.cfg.MaxRetries || !retryable(err) {
-			c.report(att)
+			c.report(req, att)
 			c.errs.Add(1)
 			if c.cfg.Logger != nil {
 				c.cfg.Logger.Warn("model request failed", "endpoint", c.endpoint, "try", try, "status", status, "err", err.Error())
@@ -335,7 +342,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			return Response{}, err
 		}
 		att.Wait = c.wait(try, retryAfter)
-		c.report(att)
+		c.report(req, att)
 		c.retries.Add(1)
 		if c.cfg.Logger != nil {
 			c.cfg.Logger.Info("model request retried", "endpoint", c.endpoint, "try", try, "status", status, "wait", att.Wait, "err", err.Error())
@@ -347,9 +354,12 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 }
 
-func (c *Client) report(a Attempt) {
+func (c *Client) report(req Request, a Attempt) {
 	if c.cfg.OnAttempt != nil {
 		c.cfg.OnAttempt(a)
+	}
+	if req.OnAttempt != nil {
+		req.OnAttempt(a)
 	}
 }
 

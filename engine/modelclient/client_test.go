@@ -141,7 +141,12 @@ func TestRetriesServerErrorsWithBackoff(t *testing.T) {
 		cfg.Backoff = time.Second
 		cfg.OnAttempt = func(a modelclient.Attempt) { atts = append(atts, a) }
 	})
-	resp, err := c.Complete(context.Background(), modelclient.Request{Messages: []modelclient.Message{modelclient.User(modelclient.Text("x"))}})
+	var own []int
+	resp, err := c.Complete(context.Background(), modelclient.Request{Messages: []modelclient.Message{modelclient.User(modelclient.Text("x"))},
+		OnAttempt: func(a modelclient.Attempt) { own = append(own, a.Status) }})
+	if fmt.Sprint(own) != "[502 503 504 200]" {
+		t.Fatalf("the request's own attempts: %v", own)
+	}
 	if err != nil || resp.Text != "fine" || resp.Attempts != 4 {
 		t.Fatalf("%+v %v", resp, err)
 	}

@@ -68,10 +68,13 @@ func User(parts ...Part) Message { return Message{Role: RoleUser, Parts: parts} 
 func System(text string) Message { return Message{Role: RoleSystem, Parts: []Part{Text(text)}} }
 
 // Request is one chat completion. Temperature and MaxTokens, when set, override the client's.
+// OnAttempt, when set, is called after each of this request's HTTP attempts (after the
+// client's own Config.OnAttempt), from the calling goroutine.
 type Request struct {
 	Messages    []Message
 	Temperature *float64
 	MaxTokens   int
+	OnAttempt   func(Attempt)
 }
 
 // Usage is the token count a server reports for one completion.
