@@ -76,7 +76,8 @@ func predictDataset(t *testing.T, dir string, episodes int) (db, split string, r
 // killed (SIGKILL) part-way, then run to the end: the predictions file is complete, has each
 // record once, is the very file one uninterrupted run writes, and scores the same; no record
 // answered before a stop is asked again; the API key is nowhere in the store or the output.
-// `make reliability` runs it on 2,000 records (AGENTDESK_PREDICT_EPISODES=640).
+// `make test` runs it on ~190 records (40 episodes), `make reliability` on 2,012
+// (AGENTDESK_PREDICT_EPISODES=520), 32 requests in flight.
 func TestOdysseyPredictResumesAfterAKill(t *testing.T) {
 	dir := isolate(t)
 	episodes := 40
