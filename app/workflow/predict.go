@@ -56,9 +56,13 @@ func (e *IncompleteError) Error() string {
 		o.Answered, o.Total, o.Total-o.Answered, o.FirstErr)
 }
 
-// PredictSplit runs a model over a split (Predict) on the workflows' store.
-func (w Workflows) PredictSplit(ctx context.Context, o PredictOptions) (PredictOutcome, error) {
-	return Predict(ctx, w.Store, o)
+// PredictSplit runs a model over a split (Predict) on the workflows' store and says what it did.
+func (w Workflows) PredictSplit(ctx context.Context, split, level string, hisLen int, out string, client modelclient.Config, progress func(predict.Progress)) (string, error) {
+	res, err := Predict(ctx, w.Store, PredictOptions{Split: split, Level: level, HisLen: hisLen, Out: out, Client: client, Progress: progress})
+	if err != nil {
+		return res.Summary(), err
+	}
+	return fmt.Sprintf("Wrote %d predictions to %s. %s", res.Total, res.Out, res.Summary()), nil
 }
 
 // Predict sends each test record of the split that has no answer yet in the store to the model,
