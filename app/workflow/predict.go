@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -189,6 +190,9 @@ func Predict(ctx context.Context, st *store.Store, o PredictOptions) (PredictOut
 	out.Answered = len(answers)
 	if saveErr != nil {
 		return out, fmt.Errorf("%s: %w", st.Path(), saveErr)
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
+		return out, fmt.Errorf("stopped at an answer every request would get (%d of %d records answered): %w", out.Answered, out.Total, runErr)
 	}
 	if runErr != nil {
 		return out, runErr

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"path"
@@ -226,7 +227,13 @@ type Run struct {
 
 // Do runs until every record is done or ctx is done (then it returns ctx's error after the
 // requests in flight have stopped).
+//
+// An answer that every other request would get too (401 or 403: the key; 404: no such model or
+// route) stops the run at once with that error.
 func (r *Run) Do(ctx context.Context) error {
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	hist := HistoryShots(r.Records)
 	cache := newImageCache(r.Read, r.CacheImages)
 	var done, errs atomic.Int64
@@ -246,6 +253,9 @@ func (r *Run) Do(ctx context.Context) error {
 				res := r.one(ctx, i, hist[i], cache)
 				if ctx.Err() != nil && res.Err != nil {
 					continue // stopped, not failed: the record is sent again next time
+				}
+				if fatal(res.Err) {
+					cancel(res.Err)
 				}
 				if res.Err != nil {
 					errs.Add(1)
@@ -272,7 +282,26 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	return ctx.Err()
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	if err := context.Cause(ctx); err != nil && ctx.Err() != nil {
+		return err
+	}
+	return nil
+}
+
+// fatal tells whether every other request would fail as this one did.
+func fatal(err error) bool {
+	var se *modelclient.StatusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		return true
+	}
+	return false
 }
 
 func (r *Run) one(ctx context.Context, i int, history []string, cache *imageCache) Result {

@@ -156,3 +156,26 @@ func TestRunSendsEachRecordOnce(t *testing.T) {
 		t.Fatalf("empty answer: %+v", r)
 	}
 }
+
+// A refused key stops the run at the first answer instead of asking every record in vain.
+func TestRunStopsOnAFatalAnswer(t *testing.T) {
+	recs := records(5, 5)
+	srv := fakeserver.New(fakeserver.Options{Key: "right"})
+	defer srv.Close()
+	c, err := modelclient.New(modelclient.Config{BaseURL: srv.URL, Model: "m", Concurrency: 1,
+		Key: modelclient.KeySource{Env: []string{"K"}, Getenv: func(string) string { return "wrong" }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results int
+	run := &Run{Client: c, Records: recs, HisLen: 4, Read: func(ref string) ([]byte, error) { return []byte(ref), nil },
+		OnResult: func(Result) { results++ }}
+	err = run.Do(context.Background())
+	var se *modelclient.StatusError
+	if !errors.As(err, &se) || se.Status != 401 {
+		t.Fatalf("err %v", err)
+	}
+	if srv.Count() > 2 || results > 2 {
+		t.Fatalf("%d requests, %d results after a 401", srv.Count(), results)
+	}
+}
