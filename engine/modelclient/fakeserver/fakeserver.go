@@ -8,6 +8,7 @@
 package fakeserver
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -53,8 +54,11 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	m.Role = w.Role
-	var s string
-	if err := json.Unmarshal(w.Content, &s); err == nil {
+	if c := bytes.TrimLeft(w.Content, " \t\r\n"); len(c) > 0 && c[0] == '"' {
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return err
+		}
 		m.Content = []Part{{Type: "text", Text: s}}
 		return nil
 	}
@@ -386,14 +390,23 @@ func check(r Request) string {
 	return ""
 }
 
+var b64ok = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = true
+	}
+	return
+}()
+
 func validBase64(s string) bool {
 	if len(s) == 0 || len(s)%4 != 0 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		ok := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' && i >= len(s)-2
-		if !ok {
+	body := strings.TrimRight(s, "=")
+	if len(s)-len(body) > 2 {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		if !b64ok[body[i]] {
 			return false
 		}
 	}
