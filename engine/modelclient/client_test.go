@@ -116,6 +116,12 @@ func TestRequestShapeTextAndImages(t *testing.T) {
 	if resp.Usage.PromptTokens == 0 || resp.Usage.TotalTokens != resp.Usage.PromptTokens+resp.Usage.CompletionTokens {
 		t.Fatalf("usage %+v", resp.Usage)
 	}
+	// An image encoded beforehand goes out as the same bytes.
+	raw := modelclient.Request{Messages: []modelclient.Message{modelclient.User(modelclient.Image("image/png", png))}}
+	pre := modelclient.Request{Messages: []modelclient.Message{modelclient.User(modelclient.ImageBase64("image/png", png))}}
+	if string(c.Body(raw)) != string(c.Body(pre)) {
+		t.Fatalf("ImageBase64 body\n%s\nImage body\n%s", c.Body(pre), c.Body(raw))
+	}
 	// A request's own temperature and max tokens override the client's.
 	zero := 0.0
 	if _, err := c.Complete(context.Background(), modelclient.Request{Messages: []modelclient.Message{modelclient.User(modelclient.Text("hi"))}, Temperature: &zero, MaxTokens: 5}); err != nil {

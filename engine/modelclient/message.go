@@ -25,14 +25,15 @@ const (
 // body) or a URL given as is (a data URL built elsewhere, or an http(s) URL the server fetches).
 type Part struct {
 	Text string
-	// Image fields; a Part is an image when Data or URL is set.
+	// Image fields; a Part is an image when Data, B64 or URL is set.
 	MIME string
 	Data []byte
+	B64  []byte // the image already base64-encoded (ImageBase64): copied into bodies as is
 	URL  string
 }
 
 // IsImage tells whether the part is an image.
-func (p Part) IsImage() bool { return p.Data != nil || p.URL != "" }
+func (p Part) IsImage() bool { return p.Data != nil || p.B64 != nil || p.URL != "" }
 
 // Text is a text part.
 func Text(s string) Part { return Part{Text: s} }
@@ -44,6 +45,12 @@ func Image(mime string, data []byte) Part {
 		data = []byte{}
 	}
 	return Part{MIME: mime, Data: data}
+}
+
+// ImageBase64 is an image part whose bytes are encoded once, here, for requests that send the
+// same image again (a screenshot in the history of the steps after it).
+func ImageBase64(mime string, data []byte) Part {
+	return Part{MIME: mime, B64: base64.StdEncoding.AppendEncode(make([]byte, 0, base64.StdEncoding.EncodedLen(len(data))), data)}
 }
 
 // ImageURL is an image part given by URL (a data: URL or one the server can fetch).
@@ -120,7 +127,11 @@ func appendBody(buf []byte, model string, req Request, temperature float64, maxT
 					mime := appendString(nil, p.MIME)
 					buf = append(buf, mime[1:len(mime)-1]...) // the escaped MIME type, unquoted
 					buf = append(buf, ";base64,"...)
-					buf = base64.StdEncoding.AppendEncode(buf, p.Data)
+					if p.B64 != nil {
+						buf = append(buf, p.B64...)
+					} else {
+						buf = base64.StdEncoding.AppendEncode(buf, p.Data)
+					}
 					buf = append(buf, '"')
 				}
 				buf = append(buf, `}}`...)

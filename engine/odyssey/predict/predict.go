@@ -91,10 +91,29 @@ func HistoryShots(recs []odyssey.TestRecord) [][]string {
 // Images reads screenshots by reference.
 type Images func(ref string) ([]byte, error)
 
+// ImagePart is an image part of a screenshot's bytes.
+func ImagePart(ref string, data []byte) modelclient.Part {
+	return modelclient.Image(mimeOf(ref, data), data)
+}
+
+// Parts reads screenshots as image parts.
+type Parts func(ref string) (modelclient.Part, error)
+
+// PartsOf reads screenshots with read, encoding each when it is read.
+func PartsOf(read Images) Parts {
+	return func(ref string) (modelclient.Part, error) {
+		data, err := read(ref)
+		if err != nil {
+			return modelclient.Part{}, err
+		}
+		return ImagePart(ref, data), nil
+	}
+}
+
 // Messages are the chat messages for a question: the system prompt, then one user message in
 // which every <img>PATH</img> is the screenshot and <img>image-history: PATH</img> the last
 // hisLen of history.
-func Messages(question string, history []string, hisLen int, read Images) ([]modelclient.Message, error) {
+func Messages(question string, history []string, hisLen int, read Parts) ([]modelclient.Message, error) {
 	var parts []modelclient.Part
 	rest := question
 	for {
@@ -116,11 +135,11 @@ func Messages(question string, history []string, hisLen int, read Images) ([]mod
 			refs = lastN(history, hisLen)
 		}
 		for _, r := range refs {
-			data, err := read(r)
+			p, err := read(r)
 			if err != nil {
 				return nil, fmt.Errorf("screenshot %s: %w", r, err)
 			}
-			parts = append(parts, modelclient.Image(mimeOf(r, data), data))
+			parts = append(parts, p)
 		}
 	}
 	if rest != "" {
@@ -327,13 +346,13 @@ func (r *Run) one(ctx context.Context, i int, history []string, cache *imageCach
 	return res
 }
 
-// imageCache keeps the screenshots read most recently (records of an episode come one after
-// another and share their history).
+// imageCache keeps the screenshots read most recently, base64-encoded (records of an episode
+// come one after another and share their history: each screenshot is read and encoded once).
 type imageCache struct {
 	read  Images
 	limit int
 	mu    sync.Mutex
-	m     map[string][]byte
+	m     map[string]modelclient.Part
 	order []string
 }
 
@@ -341,23 +360,24 @@ func newImageCache(read Images, limit int) *imageCache {
 	if limit <= 0 {
 		limit = 64
 	}
-	return &imageCache{read: read, limit: limit, m: map[string][]byte{}}
+	return &imageCache{read: read, limit: limit, m: map[string]modelclient.Part{}}
 }
 
-func (c *imageCache) get(ref string) ([]byte, error) {
+func (c *imageCache) get(ref string) (modelclient.Part, error) {
 	c.mu.Lock()
-	if b, ok := c.m[ref]; ok {
+	if p, ok := c.m[ref]; ok {
 		c.mu.Unlock()
-		return b, nil
+		return p, nil
 	}
 	c.mu.Unlock()
-	b, err := c.read(ref)
+	data, err := c.read(ref)
 	if err != nil {
-		return nil, err
+		return modelclient.Part{}, err
 	}
+	p := modelclient.ImageBase64(mimeOf(ref, data), data)
 	c.mu.Lock()
 	if _, ok := c.m[ref]; !ok {
-		c.m[ref] = b
+		c.m[ref] = p
 		c.order = append(c.order, ref)
 		if len(c.order) > c.limit {
 			delete(c.m, c.order[0])
@@ -365,5 +385,5 @@ func (c *imageCache) get(ref string) ([]byte, error) {
 		}
 	}
 	c.mu.Unlock()
-	return b, nil
+	return p, nil
 }

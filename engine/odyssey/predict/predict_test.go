@@ -57,7 +57,7 @@ func TestMessagesPutImagesInPlace(t *testing.T) {
 		t.Fatalf("history %q", hist)
 	}
 	var read []string
-	img := func(ref string) ([]byte, error) { read = append(read, ref); return []byte("png:" + ref), nil }
+	img := PartsOf(func(ref string) ([]byte, error) { read = append(read, ref); return []byte("png:" + ref), nil })
 	msgs, err := Messages(Question(&recs[7], 3), hist[7], 3, img)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestMessagesPutImagesInPlace(t *testing.T) {
 		t.Fatalf("tags left or reads %q", read)
 	}
 	// A missing screenshot names itself.
-	_, err = Messages(Question(&recs[0], 4), nil, 4, func(string) ([]byte, error) { return nil, errors.New("gone") })
+	_, err = Messages(Question(&recs[0], 4), nil, 4, PartsOf(func(string) ([]byte, error) { return nil, errors.New("gone") }))
 	if err == nil || !strings.Contains(err.Error(), "/s/ep0_0.png") {
 		t.Fatalf("err %v", err)
 	}
