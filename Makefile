@@ -118,9 +118,9 @@ fuzz:
 reliability:
 	@scripts/deps.sh test
 	set -o pipefail; AGENTDESK_KILLS=$(or $(KILLS),20) AGENTDESK_KILL_MB=$(or $(KILL_MB),100) AGENTDESK_SWEEP=$(or $(SWEEP),500) AGENTDESK_SIGNALS=$(or $(SIGNALS),10) \
-	  AGENTDESK_BIG_STEPS=$(or $(BIG_STEPS),300000) \
-	  $(GO) test -count=1 -timeout 60m -v -run '^(TestKilledWritesRecover|TestSignalsAtRandomMoments|TestCorruptedInputsSweep|TestLargeAnnotationPeakRSS)$$' ./app \
-	  | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|kills survived|signals came before|corrupted inputs tried|peaked at'
+	  AGENTDESK_BIG_STEPS=$(or $(BIG_STEPS),300000) AGENTDESK_PREDICT_EPISODES=$(or $(PREDICT_EPISODES),520) \
+	  $(GO) test -count=1 -timeout 60m -v -run '^(TestKilledWritesRecover|TestSignalsAtRandomMoments|TestCorruptedInputsSweep|TestLargeAnnotationPeakRSS|TestOdysseyPredictResumesAfterAKill)$$' ./app \
+	  | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|kills survived|signals came before|corrupted inputs tried|peaked at|test records'
 
 # The release binary, built once; packaging reuses it.
 release-bin: deps

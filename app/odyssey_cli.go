@@ -39,6 +39,8 @@ func odysseyCommands() *command {
 			setup: odysseyRecords},
 		&command{name: "convert", args: "OUT_DIR", summary: "write a split's training chats, test records and history index as the original converter does",
 			setup: odysseyConvert},
+		&command{name: "predict", args: "OUT.json", summary: "run a model (an OpenAI-compatible server) over a split's test records and write its predictions",
+			setup: odysseyPredict},
 		&command{name: "score", args: "PREDICTIONS", summary: "score predictions as the official evaluation does (AMS, SR) with breakdowns",
 			setup: odysseyScore},
 		&command{name: "runs", summary: "list saved scoring runs", setup: odysseyRuns},

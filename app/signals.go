@@ -85,6 +85,7 @@ var stopWords = map[string]string{
 	"odyssey records":         "the records file is as it was or complete; none is half-written",
 	"odyssey convert":         "each converter file is as it was or complete; none is half-written",
 	"odyssey score":           "the store is unchanged",
+	"odyssey predict":         "the answers received before the signal are kept in the store (the file is written only when all are in); run it again to resume",
 	"odyssey runs":            "the store is unchanged",
 	"odyssey generate":        "the episodes written before the signal are kept; none is half-written",
 	"samples load":            "the store is unchanged",

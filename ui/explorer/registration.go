@@ -8,7 +8,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/modelclient"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/agentdesk/agentdesk/engine/odyssey/predict"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
@@ -71,6 +73,10 @@ type Store interface {
 	OpenSavedRun(ctx context.Context, runID int64) (*odyssey.Result, map[string][]odyssey.Group, []odyssey.Failure, odyssey.SavedRun, error)
 	// DeleteOdysseyRun removes a saved run.
 	DeleteOdysseyRun(ctx context.Context, runID int64) error
+	// PredictSplit runs a model (an OpenAI-compatible server, client) over a split's test
+	// records and writes the predictions file out, keeping each answer in the store (the same
+	// call again resumes); progress hears each record. It returns what the run did, in a sentence.
+	PredictSplit(ctx context.Context, split, level string, hisLen int, out string, client modelclient.Config, progress func(predict.Progress)) (string, error)
 	// EpisodeID finds an episode by its source and external id.
 	EpisodeID(ctx context.Context, key episode.Key) (int64, error)
 }

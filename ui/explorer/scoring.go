@@ -84,6 +84,17 @@ type explorerScoring struct {
 
 	mu       sync.Mutex
 	episodes map[string]*episode.Episode // failing steps' episodes, by external id
+
+	// Run a model… and Compare (modelrun.go, compare.go)
+	modelB     *widget.Button
+	compareB2  *widget.Button
+	lastForm   *modelForm
+	modelRunB  *widget.Button
+	compareB   *widget.Button
+	compareOut *widget.Label
+	comparison *comparison
+	// lenientOnAbort: the next score() falls back to lenient mode where the official one aborts
+	lenientOnAbort bool
 }
 
 var breakdownColumns = []widgets.Column{{Title: "Value", Min: 120, Weight: 1}, {Title: "Steps", Min: 60}, {Title: "Correct", Min: 68},
@@ -110,6 +121,8 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	s.runSel.PlaceHolder = "no saved run"
 	s.openRunB = widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { s.openRun() })
 	s.delRunB = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), s.deleteRunDialog)
+	s.modelB = widget.NewButtonWithIcon("Run a model…", theme.MediaPlayIcon(), s.modelDialog)
+	s.compareB2 = widget.NewButtonWithIcon("Compare…", theme.ViewRestoreIcon(), s.compareDialog)
 	s.refreshRunButtons()
 	var labels []string
 	for _, m := range scoringModes {
@@ -207,10 +220,10 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 		container.NewBorder(nil, nil, widget.NewLabel("Prompt level"), nil, s.level),
 		container.NewBorder(nil, nil, widget.NewLabel("Metric"), nil, s.metric),
 		container.NewBorder(nil, nil, widget.NewLabel("Mode"), nil, s.mode), s.modeHelp,
-		container.NewHBox(layout.NewSpacer(), s.scoreB), s.outcome,
+		container.NewHBox(layout.NewSpacer(), s.modelB, s.scoreB), s.outcome,
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), nil, s.runSel),
-		container.NewHBox(layout.NewSpacer(), s.openRunB, s.delRunB))
+		container.NewHBox(layout.NewSpacer(), s.compareB2, s.openRunB, s.delRunB))
 	// room on the right for the scroll bar and the splitter: the buttons touched the handle
 	pad := theme.Padding()
 	left := container.NewVScroll(container.New(layout.NewCustomPaddedLayout(0, 0, 0, 3*pad), controls))
@@ -349,6 +362,8 @@ func (s *explorerScoring) score() *workspace.Task {
 	}
 	path, split, mode, st := s.path, s.split.Selected, s.modeName(), s.x.st
 	level, metric := s.level.Selected, s.metricBranch()
+	lenientOnAbort := s.lenientOnAbort // a model's run: scored in lenient mode where the official evaluation aborts
+	s.lenientOnAbort = false
 	var res *odyssey.Result
 	var groups map[string][]odyssey.Group
 	var fails []odyssey.Failure
@@ -364,6 +379,12 @@ func (s *explorerScoring) score() *workspace.Task {
 		}
 		res, groups, fails, notes, scoreErr = st.ScorePredictionsFile(ctx, path, split, mode, level, metric)
 		var abort *odyssey.AbortError
+		if lenientOnAbort && mode == "official" && errors.As(scoreErr, &abort) {
+			why := scoreErr.Error()
+			mode = "lenient"
+			res, groups, fails, notes, scoreErr = st.ScorePredictionsFile(ctx, path, split, mode, level, metric)
+			notes = append(notes, "The official evaluation aborts on these predictions ("+why+"): scored in lenient mode.")
+		}
 		if scoreErr != nil && !errors.As(scoreErr, &abort) {
 			return "", scoreErr
 		}

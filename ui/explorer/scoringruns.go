@@ -77,6 +77,13 @@ func (s *explorerScoring) selectedRun() (odyssey.SavedRun, bool) {
 }
 
 func (s *explorerScoring) refreshRunButtons() {
+	if s.compareB2 != nil {
+		if len(s.runs) >= 2 {
+			s.compareB2.Enable()
+		} else {
+			s.compareB2.Disable()
+		}
+	}
 	if _, ok := s.selectedRun(); ok {
 		s.openRunB.Enable()
 		s.delRunB.Enable()
