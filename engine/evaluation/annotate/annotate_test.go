@@ -1,0 +1,213 @@
+package annotate_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+	"github.com/agentdesk/agentdesk/engine/evaluation/annotate"
+	"github.com/agentdesk/agentdesk/engine/evaluation/session"
+	"github.com/agentdesk/agentdesk/engine/modelclient"
+	"github.com/agentdesk/agentdesk/engine/modelclient/fakeserver"
+	"github.com/agentdesk/agentdesk/engine/samples"
+	"github.com/agentdesk/agentdesk/store"
+)
+
+type fixture struct {
+	st   *store.Store
+	proj *session.Project
+	def  *ev.Project
+}
+
+func sampleFixture(t *testing.T) fixture {
+	t.Helper()
+	ctx := context.Background()
+	p, err := samples.EvaluationProject()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "annotate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	id, err := st.SaveEvalProject(ctx, p.Name, "created", "", p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := st.EvalProject(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture{st: st, proj: session.NewProject(id, p.Name, saved), def: saved}
+}
+
+func client(t *testing.T, url string) *modelclient.Client {
+	t.Helper()
+	c, err := modelclient.New(modelclient.Config{BaseURL: url, Model: "fake-1", Concurrency: 4, MaxRetries: 2,
+		Backoff: time.Millisecond, MaxBackoff: time.Millisecond, Key: modelclient.KeySource{Env: []string{"AGENTDESK_TEST_NO_KEY"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func participant(t *testing.T, f fixture, name string) ev.ParticipantSummary {
+	t.Helper()
+	ps, err := f.st.EvalParticipants(context.Background(), f.proj.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no participant %q", name)
+	return ev.ParticipantSummary{}
+}
+
+// A model that answers the training as its truth says passes the screening (after feedback on
+// the first dialogue, answered wrongly on purpose) and then annotates every unit it is given:
+// its answers are stored as a model participant's.
+func TestModelPassesScreeningAndAnnotates(t *testing.T) {
+	f := sampleFixture(t)
+	o := oracle{p: f.def, sloppyFirst: true}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.answer(r.Text()) }, Record: true})
+	defer srv.Close()
+	res, err := annotate.Run(context.Background(), f.st, f.proj, client(t, srv.URL), annotate.Options{Model: "fake-1", URL: srv.URL, Ahead: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Screening != "passed" || res.Refusal != ev.RefuseNoMoreWork {
+		t.Fatalf("screening %q, refusal %q (%s)", res.Screening, res.Refusal, res.Message)
+	}
+	if want := len(f.def.Bundles); res.Units != want {
+		t.Errorf("%d units submitted, want %d (one per bundle)", res.Units, want)
+	}
+	feedback := 0
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.Text(), "# Correction") {
+			feedback++
+		}
+	}
+	if feedback == 0 {
+		t.Error("no feedback page was asked: the first training dialogue was answered wrongly on purpose")
+	}
+	who := participant(t, f, "model:fake-1")
+	if !who.IsModel() || who.Model != "fake-1" || who.ModelURL != srv.URL || who.Done != len(f.def.Bundles) || who.Screening != "passed" {
+		t.Errorf("participant %+v", who)
+	}
+	// a person cannot sign in as the model
+	if _, err := f.st.EvalSignIn(context.Background(), f.proj.ID, "model:fake-1"); !errors.Is(err, store.ErrModelParticipant) {
+		t.Errorf("a person signed in as the model: %v", err)
+	}
+}
+
+// A model that answers the training wrongly fails the screening and is blocked like a person:
+// the block qualification, no unit given, and a run started again gets no work either.
+func TestModelFailsScreeningAndIsBlocked(t *testing.T) {
+	f := sampleFixture(t)
+	o := oracle{p: f.def, fail: true}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.answer(r.Text()) }})
+	defer srv.Close()
+	c := client(t, srv.URL)
+	res, err := annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Screening != "failed" || res.Units != 0 || !strings.Contains(res.Message, "Better luck") {
+		t.Fatalf("%+v", res)
+	}
+	who := participant(t, f, "model:fake-1")
+	if who.Screening != "failed" || who.Qualifications[f.proj.BlockName()] != 1 || who.Done != 0 {
+		t.Errorf("participant %+v", who)
+	}
+	n := srv.Count()
+	res, err = annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Refusal != ev.RefuseNotEligible || srv.Count() != n {
+		t.Errorf("blocked model given work again: %+v, %d requests", res, srv.Count()-n)
+	}
+}
+
+// A reply that cannot be read is asked again with what was wrong; one that never reads is
+// recorded as an error after the bounded asks, nothing is answered for it, and the next run
+// continues the same unit.
+func TestUnreadableRepliesAreAskedAgainThenRecorded(t *testing.T) {
+	f := sampleFixture(t)
+	f.proj.Def().Settings.UseScreening = false
+	o := oracle{p: f.def}
+	var junk atomic.Int64
+	junk.Store(1 << 30)
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string {
+		if junk.Add(-1) >= 0 {
+			return "I think the chatbot did fine overall."
+		}
+		return o.answer(r.Messages[1].Content[0].Text)
+	}, Record: true})
+	defer srv.Close()
+	c := client(t, srv.URL)
+	_, err := annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL, MaxAsks: 3})
+	var pe *annotate.PageError
+	if !errors.As(err, &pe) || pe.Asks != 3 || srv.Count() < 3 {
+		t.Fatalf("err %v, %d requests", err, srv.Count())
+	}
+	third := 0
+	for _, r := range srv.Requests() {
+		if len(r.Messages) == 6 && strings.Contains(r.Messages[5].Content[0].Text, "Your reply could not be read: it holds no JSON object") {
+			third++
+		}
+	}
+	if third == 0 {
+		t.Error("no third ask says what was wrong")
+	}
+	who := participant(t, f, "model:fake-1")
+	errs, err := f.st.EvalModelErrors(context.Background(), who.ID)
+	if err != nil || len(errs) != 1 || errs[0].Asks != 3 || !strings.Contains(errs[0].Reply, "did fine") {
+		t.Fatalf("recorded errors %+v, %v", errs, err)
+	}
+	u, ok, err := f.st.EvalOpenUnit(context.Background(), who.ID)
+	if err != nil || !ok || len(u.State) > 0 && strings.Contains(string(u.State), "_labels") {
+		t.Fatalf("open unit %v %v, state %s", ok, err, u.State)
+	}
+	// one unreadable reply, then good ones: the run finishes, the first page asked twice
+	junk.Store(1)
+	res, err := annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL, Ahead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reasks != 1 || res.Units != len(f.def.Bundles) || res.Refusal != ev.RefuseNoMoreWork {
+		t.Errorf("%+v", res)
+	}
+}
+
+// --units stops after that many units; running again continues with the rest.
+func TestUnitsLimitAndResume(t *testing.T) {
+	f := sampleFixture(t)
+	f.proj.Def().Settings.UseScreening = false
+	o := oracle{p: f.def}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.answer(r.Text()) }})
+	defer srv.Close()
+	c := client(t, srv.URL)
+	res, err := annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL, Units: 2})
+	if err != nil || res.Units != 2 || res.Refusal != "" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	n := srv.Count()
+	res, err = annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL})
+	if err != nil || res.Units != len(f.def.Bundles)-2 || res.Refusal != ev.RefuseNoMoreWork {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if pages := 5*(len(f.def.Bundles)-1) + 1; srv.Count() != pages {
+		t.Errorf("%d requests in all, want one per page: %d", srv.Count(), pages)
+	}
+	_ = n
+}
