@@ -11,6 +11,7 @@ import (
 
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/annotate"
+	"github.com/agentdesk/agentdesk/engine/evaluation/annotate/annotatetest"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/engine/modelclient"
 	"github.com/agentdesk/agentdesk/engine/modelclient/fakeserver"
@@ -77,8 +78,8 @@ func participant(t *testing.T, f fixture, name string) ev.ParticipantSummary {
 // its answers are stored as a model participant's.
 func TestModelPassesScreeningAndAnnotates(t *testing.T) {
 	f := sampleFixture(t)
-	o := oracle{p: f.def, sloppyFirst: true}
-	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.answer(r.Text()) }, Record: true})
+	o := annotatetest.Oracle{Project: f.def, SloppyFirst: true}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.Answer(r.Text()) }, Record: true})
 	defer srv.Close()
 	res, err := annotate.Run(context.Background(), f.st, f.proj, client(t, srv.URL), annotate.Options{Model: "fake-1", URL: srv.URL, Ahead: 3})
 	if err != nil {
@@ -113,8 +114,8 @@ func TestModelPassesScreeningAndAnnotates(t *testing.T) {
 // the block qualification, no unit given, and a run started again gets no work either.
 func TestModelFailsScreeningAndIsBlocked(t *testing.T) {
 	f := sampleFixture(t)
-	o := oracle{p: f.def, fail: true}
-	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.answer(r.Text()) }})
+	o := annotatetest.Oracle{Project: f.def, Fail: true}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.Answer(r.Text()) }})
 	defer srv.Close()
 	c := client(t, srv.URL)
 	res, err := annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL})
@@ -144,14 +145,14 @@ func TestModelFailsScreeningAndIsBlocked(t *testing.T) {
 func TestUnreadableRepliesAreAskedAgainThenRecorded(t *testing.T) {
 	f := sampleFixture(t)
 	f.proj.Def().Settings.UseScreening = false
-	o := oracle{p: f.def}
+	o := annotatetest.Oracle{Project: f.def}
 	var junk atomic.Int64
 	junk.Store(1 << 30)
 	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string {
 		if junk.Add(-1) >= 0 {
 			return "I think the chatbot did fine overall."
 		}
-		return o.answer(r.Messages[1].Content[0].Text)
+		return o.Answer(r.Messages[1].Content[0].Text)
 	}, Record: true})
 	defer srv.Close()
 	c := client(t, srv.URL)
@@ -193,8 +194,8 @@ func TestUnreadableRepliesAreAskedAgainThenRecorded(t *testing.T) {
 func TestUnitsLimitAndResume(t *testing.T) {
 	f := sampleFixture(t)
 	f.proj.Def().Settings.UseScreening = false
-	o := oracle{p: f.def}
-	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.answer(r.Text()) }})
+	o := annotatetest.Oracle{Project: f.def}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.Answer(r.Text()) }})
 	defer srv.Close()
 	c := client(t, srv.URL)
 	res, err := annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL, Units: 2})

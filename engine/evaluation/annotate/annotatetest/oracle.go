@@ -1,4 +1,6 @@
-package annotate_test
+// Package annotatetest holds a stand-in model for tests of model annotators: give its Answer
+// to the fake chat-completions server (engine/modelclient/fakeserver).
+package annotatetest
 
 import (
 	"encoding/json"
@@ -9,14 +11,15 @@ import (
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 )
 
-// oracle is the fake server's model in tests: it reads the prompt back (the task's name, the
+// Oracle is the fake server's model in tests: it reads the prompt back (the task's name, the
 // turns asked, the dialogue's first turn) and answers from the project: training turns by their
-// truth (or wrongly, when fail is set), other pages with a valid answer.
-type oracle struct {
-	p *ev.Project
-	// fail answers every training turn wrongly; sloppyFirst answers the first training
-	// dialogue wrongly (so that feedback pages come) and corrects on feedback.
-	fail, sloppyFirst bool
+// truth (or wrongly, when Fail is set), other pages with a valid answer.
+type Oracle struct {
+	Project *ev.Project
+	// Fail answers every training dialogue wrongly (and corrects on feedback, having been
+	// shown the correct selection); SloppyFirst answers the first training dialogue wrongly
+	// (so that feedback pages come).
+	Fail, SloppyFirst bool
 }
 
 var (
@@ -26,13 +29,13 @@ var (
 	firstRe = regexp.MustCompile(`(?m)^\[1\] [^:]+: (.*)$`)
 )
 
-func (o oracle) answer(prompt string) string {
+func (o Oracle) Answer(prompt string) string {
 	m := taskRe.FindStringSubmatch(prompt)
 	if m == nil {
 		return "I cannot tell what the task is."
 	}
 	var t *ev.AnnotationType
-	for _, ty := range o.p.Types {
+	for _, ty := range o.Project.Types {
 		if ev.DisplayName(ty.Title) == m[1] {
 			t = ty
 		}
@@ -55,9 +58,9 @@ func (o oracle) answer(prompt string) string {
 	// a training dialogue?
 	var training *ev.TrainingDialogue
 	k := -1
-	if f := firstRe.FindStringSubmatch(prompt); f != nil && o.p.Training != nil {
-		for i := range o.p.Training.Dialogues {
-			d := &o.p.Training.Dialogues[i]
+	if f := firstRe.FindStringSubmatch(prompt); f != nil && o.Project.Training != nil {
+		for i := range o.Project.Training.Dialogues {
+			d := &o.Project.Training.Dialogues[i]
 			if len(d.Turns) > 0 && d.Turns[0].Text == f[1] && strings.Contains(prompt, d.Turns[len(d.Turns)-1].Text) {
 				training, k = d, i
 			}
@@ -70,7 +73,7 @@ func (o oracle) answer(prompt string) string {
 		for _, n := range nums {
 			labels := []string{}
 			if training != nil {
-				wrong := !feedback && (o.fail || (o.sloppyFirst && k == 0))
+				wrong := !feedback && (o.Fail || (o.SloppyFirst && k == 0))
 				if truth := training.Turns[n-1].Truth; truth != nil && !wrong {
 					for _, e := range truth.Entries {
 						if l, ok := e.Value.([]string); ok {
