@@ -37,10 +37,12 @@ func TestEvalAnnotateSample(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "3 units") || !strings.Contains(r.stdout, "screening: passed") {
 		t.Fatalf("eval annotate --units 3: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	t.Log(r.stdout)
 	r = runCLI(t, "--store", db, "eval", "annotate", "--url", srv.URL, "--model", "fake-1", "--concurrency", "8", project)
 	if r.code != 0 || !strings.Contains(r.stdout, "4 units") || !strings.Contains(r.stdout, "no more work") {
 		t.Fatalf("eval annotate again: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	t.Log(r.stdout)
 	n := srv.Count()
 	r = runCLI(t, "--store", db, "eval", "annotate", "--url", srv.URL, "--model", "fake-1", project)
 	if r.code != 0 || srv.Count() != n || !strings.Contains(r.stdout, "0 units") {
