@@ -180,6 +180,9 @@ func writeFlow(b *strings.Builder, p *session.Page, pos int, f ev.Flow, prefix, 
 			}
 			fmt.Fprintf(b, "%s- %s: %s Answers: %s\n", indent, id, p.TurnText(pos, q.Text), strings.Join(answers, " | "))
 		}
+		if q.Help != "" && p.Type.Display.HelpIcons() {
+			fmt.Fprintf(b, "%s  (help: %s)\n", indent, oneLine(p.TurnText(pos, q.Help)))
+		}
 		for _, a := range q.Answers {
 			if len(a.Sub) > 0 {
 				fmt.Fprintf(b, "%s  when %s is %s:\n", indent, id, quoted(p.TurnText(pos, a.Text)))
@@ -252,3 +255,6 @@ func turns0(ts []int) int {
 	}
 	return ts[0]
 }
+
+// oneLine joins a text's lines with spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
