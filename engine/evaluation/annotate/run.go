@@ -196,7 +196,14 @@ type pageKey struct{ dialogue, annot int }
 // ahead asks a unit's pages in the background, Ahead at a time; wait gives a page's answer.
 type ahead struct {
 	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 	answers map[pageKey]chan answer
+}
+
+// stop cancels the asks still under way and waits for them: no request is left behind.
+func (h *ahead) stop() {
+	h.cancel()
+	h.wg.Wait()
 }
 
 func (r *runner) startAhead(ctx context.Context, u ev.UnitRecord) (*ahead, error) {
@@ -210,7 +217,9 @@ func (r *runner) startAhead(ctx context.Context, u ev.UnitRecord) (*ahead, error
 	for _, p := range pages {
 		ch := make(chan answer, 1)
 		h.answers[pageKey{p.Dialogue, p.Annot}] = ch
+		h.wg.Add(1)
 		go func() {
+			defer h.wg.Done()
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
@@ -259,7 +268,7 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 	var hUnit int64
 	defer func() {
 		if h != nil {
-			h.cancel()
+			h.stop()
 		}
 	}()
 	fail := func(pe *PageError) error {
@@ -308,7 +317,7 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 			} else {
 				if h == nil || hUnit != u.ID {
 					if h != nil {
-						h.cancel()
+						h.stop()
 					}
 					var err error
 					if h, err = r.startAhead(ctx, u); err != nil {
