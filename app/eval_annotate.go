@@ -68,7 +68,8 @@ func evalAnnotate(fs *flag.FlagSet) runFunc {
 			}})
 		pl.done()
 		if err != nil {
-			return kept(err, "%d units and %d pages answered in this run are kept in the store; run it again to continue", res.Units+res.Golds, res.Pages)
+			return kept(err, "%s and %s answered in this run are kept in the store; run it again to continue",
+				pluralWord(res.Units+res.Golds, "unit"), pluralWord(res.Pages, "page"))
 		}
 		fmt.Fprintln(e.stdout, line(res.Progress))
 		if res.Screening != "" {

@@ -193,11 +193,16 @@ func (r *runner) unitPages(u ev.UnitRecord) ([]*session.Page, error) {
 
 type pageKey struct{ dialogue, annot int }
 
-// ahead asks a unit's pages in the background, Ahead at a time; wait gives a page's answer.
+// ahead asks a unit's pages in the background, at most Ahead pages from the one on show (so
+// that a stop loses at most the answers of the pages asked ahead); answers gives a page's answer.
 type ahead struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	answers map[pageKey]chan answer
+	index   map[pageKey]int
+	start   []chan struct{}
+	// released counts the pages whose asks may start
+	released int
 }
 
 // stop cancels the asks still under way and waits for them: no request is left behind.
@@ -206,27 +211,49 @@ func (h *ahead) stop() {
 	h.wg.Wait()
 }
 
+// release lets the asks of pages before upTo start.
+func (h *ahead) release(upTo int) {
+	for ; h.released < min(upTo, len(h.start)); h.released++ {
+		close(h.start[h.released])
+	}
+}
+
+// ready says whether page k's answer is in and good (it stays there for answers).
+func (h *ahead) ready(k pageKey) bool {
+	ch, ok := h.answers[k]
+	if !ok {
+		return false
+	}
+	select {
+	case a := <-ch:
+		ch <- a
+		return a.err == nil
+	default:
+		return false
+	}
+}
+
 func (r *runner) startAhead(ctx context.Context, u ev.UnitRecord) (*ahead, error) {
 	pages, err := r.unitPages(u)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	h := &ahead{cancel: cancel, answers: map[pageKey]chan answer{}}
-	sem := make(chan struct{}, max(1, r.opt.Ahead))
-	for _, p := range pages {
-		ch := make(chan answer, 1)
-		h.answers[pageKey{p.Dialogue, p.Annot}] = ch
+	h := &ahead{cancel: cancel, answers: map[pageKey]chan answer{}, index: map[pageKey]int{}}
+	for j, p := range pages {
+		ch, start := make(chan answer, 1), make(chan struct{})
+		k := pageKey{p.Dialogue, p.Annot}
+		h.answers[k], h.index[k] = ch, j
+		h.start = append(h.start, start)
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
 			select {
-			case sem <- struct{}{}:
+			case <-start:
 			case <-ctx.Done():
 				ch <- answer{err: ctx.Err()}
 				return
 			}
-			defer func() { <-sem }()
 			ch <- r.ask(ctx, p, "")
 		}()
 	}
@@ -279,11 +306,18 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 		}
 		return pe
 	}
+	// What came back is kept: after a stop, a page whose answer is in is still given, and
+	// the stores' writes are not cancelled.
+	wctx := context.WithoutCancel(ctx)
 	for step := 0; ; step++ {
-		if err := ctx.Err(); err != nil {
-			return Result{Progress: r.report()}, err
-		}
 		v := s.View()
+		if err := ctx.Err(); err != nil {
+			inHand := v.Screen == session.ScreenPage && s.Training() == nil && h != nil && hUnit == s.Unit().ID &&
+				h.ready(pageKey{v.Page.Dialogue, v.Page.Annot})
+			if !inHand {
+				return Result{Progress: r.report()}, err
+			}
+		}
 		switch v.Screen {
 		case session.ScreenMessage:
 			if strings.HasPrefix(v.Text, "Better luck") || v.Refusal == ev.RefuseNotEligible {
@@ -325,14 +359,19 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 					}
 					hUnit = u.ID
 				}
-				ch, ok := h.answers[pageKey{pg.Dialogue, pg.Annot}]
+				k := pageKey{pg.Dialogue, pg.Annot}
+				ch, ok := h.answers[k]
 				if !ok {
 					return Result{Progress: r.report()}, fmt.Errorf("unit %d: page %d.%d is not among the unit's pages", u.ID, pg.Dialogue, pg.Annot)
 				}
+				if h.released == 0 {
+					h.released = h.index[k] // a resumed unit: the pages before are answered, never asked
+				}
+				h.release(h.index[k] + max(1, opt.Ahead))
 				a = <-ch
 				ch <- a // a page shown again (a timed-out unit restored) reads it again
 			}
-			if ctx.Err() != nil {
+			if a.err != nil && ctx.Err() != nil {
 				return Result{Progress: r.report()}, ctx.Err()
 			}
 			if a.err != nil {
@@ -341,11 +380,11 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 			last := pg.Last
 			for tries := 1; ; tries++ {
 				for _, e := range changes(pg, a.edits) {
-					if err := s.Edit(ctx, e); err != nil {
+					if err := s.Edit(wctx, e); err != nil {
 						return Result{Progress: r.report()}, fail(&PageError{Unit: u.ID, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: err})
 					}
 				}
-				err := s.Next(ctx)
+				err := s.Next(wctx)
 				if errors.Is(err, session.ErrNotCorrected) && tries < opt.MaxAsks {
 					a = r.ask(ctx, s.Page(), "Your last correction still differs from the correct selection; give the correct selection for this turn.")
 					if a.err != nil {
