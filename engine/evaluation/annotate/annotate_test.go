@@ -221,3 +221,52 @@ func TestUnitsLimitAndResume(t *testing.T) {
 	}
 	_ = n
 }
+
+// slowCompleter is a model whose first answer takes longer than a page's time limit (the
+// session's clock jumps while it thinks).
+type slowCompleter struct {
+	c    annotate.Completer
+	now  *atomic.Int64
+	once atomic.Bool
+}
+
+func (s *slowCompleter) Complete(ctx context.Context, req modelclient.Request) (modelclient.Response, error) {
+	if s.once.CompareAndSwap(false, true) {
+		s.now.Add(int64(10 * time.Minute))
+	}
+	return s.c.Complete(ctx, req)
+}
+
+// A page whose time runs out while the model thinks times out at the desk like a person's
+// (the unit kept, marked timed out); the run restores it and goes on with the answer in hand.
+func TestPageTimesOutWhileTheModelThinks(t *testing.T) {
+	f := sampleFixture(t)
+	f.proj.Def().Settings.UseScreening = false
+	o := annotatetest.Oracle{Project: f.def}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.Answer(r.Text()) }})
+	defer srv.Close()
+	var now atomic.Int64
+	now.Store(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()).UTC() }
+	c := &slowCompleter{c: client(t, srv.URL), now: &now}
+	res, err := annotate.Run(context.Background(), f.st, f.proj, c, annotate.Options{Model: "fake-1", URL: srv.URL, Now: clock, Units: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Units != 1 || res.Requests != 5 {
+		t.Fatalf("%+v", res)
+	}
+	units, err := f.st.EvalUnits(context.Background(), f.proj.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timedOut := 0
+	for _, u := range units {
+		if u.Status == ev.UnitCompleted && strings.Contains(string(u.State), `"`+ev.TimedOutKey+`":true`) {
+			timedOut++
+		}
+	}
+	if timedOut != 1 {
+		t.Errorf("%d submitted units marked timed out, want 1", timedOut)
+	}
+}

@@ -309,6 +309,7 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 	// What came back is kept: after a stop, a page whose answer is in is still given, and
 	// the stores' writes are not cancelled.
 	wctx := context.WithoutCancel(ctx)
+loop:
 	for step := 0; ; step++ {
 		v := s.View()
 		if err := ctx.Err(); err != nil {
@@ -381,6 +382,9 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 			for tries := 1; ; tries++ {
 				for _, e := range changes(pg, a.edits) {
 					if err := s.Edit(wctx, e); err != nil {
+						if errors.Is(err, session.ErrExpired) {
+							continue loop // the page's time ran out waiting for the model: Continue restores it, the answer is in hand
+						}
 						return Result{Progress: r.report()}, fail(&PageError{Unit: u.ID, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: err})
 					}
 				}
@@ -392,6 +396,9 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 					}
 					pg = s.Page()
 					continue
+				}
+				if errors.Is(err, session.ErrExpired) {
+					continue loop
 				}
 				if err != nil {
 					return Result{Progress: r.report()}, fail(&PageError{Unit: u.ID, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: err})
