@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -269,4 +270,101 @@ func TestPageTimesOutWhileTheModelThinks(t *testing.T) {
 	if timedOut != 1 {
 		t.Errorf("%d submitted units marked timed out, want 1", timedOut)
 	}
+}
+
+// Every kind of page a project can show (per-turn labels, question flows with boxes, Likert
+// scales per turn and per dialogue, choices rated per turn and per dialogue, comparisons) is
+// asked and answered through the session, one request per page, and the answers land in the
+// units as a person's clicks would.
+func TestEveryKindOfPage(t *testing.T) {
+	ctx := context.Background()
+	var dialogues []ev.Datapoint
+	for i, texts := range [][]string{{"I lost my keys.", "Where did you see them last?", "At the bakery.", "Ask the baker.", "Thanks!", "Good luck."},
+		{"I lost my keys.", "Keys are metal.", "Okay?", "Metal is shiny.", "Bye.", "Bye."}} {
+		d := ev.Datapoint{DialogueID: "d" + strconv.Itoa(i)}
+		for k, s := range texts {
+			sp := "user"
+			if k%2 == 1 {
+				sp = "bot"
+			}
+			d.Turns = append(d.Turns, ev.Turn{Speaker: sp, Text: s})
+		}
+		dialogues = append(dialogues, d)
+	}
+	p, err := ev.CatalogueProject("Every page", dialogues, ev.CatalogueOptions{Behaviours: true, DialogueLikert: true,
+		TurnLikert: true, Pairs: [][2]int{{0, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	choices := []ev.Choice{{Value: "warm", Label: "Warm"}, {Value: "clear", Label: "Clear"}}
+	p.Types = append(p.Types,
+		&ev.AnnotationType{Name: "tone", Title: "tone", Display: ev.ForeachSelect, Indices: ev.Odd, Question: "Rate the reply:",
+			Choices: choices, Require: &ev.Requirement{Level: "turn"}, Description: "How the reply sounds."},
+		&ev.AnnotationType{Name: "tone_dialogue", Title: "tone_dialogue", Display: ev.ForeachSelectDialogue, Indices: ev.NoIndices,
+			Question: "Rate the chat:", Choices: choices, Require: &ev.Requirement{Level: "dialogue"}, Description: "How the chat sounds."})
+	kinds := map[ev.Display]bool{}
+	for b := range p.Bundles {
+		for d := range p.Bundles[b].Datapoints {
+			dp := &p.Bundles[b].Datapoints[d]
+			if dp.Turns2 == nil {
+				dp.AnnotationTasks = append(dp.AnnotationTasks, "tone", "tone_dialogue")
+			}
+			for _, name := range dp.AnnotationTasks {
+				kinds[p.Type(name).Display] = true
+			}
+		}
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "every.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.SaveEvalProject(ctx, p.Name, "created", "", p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := st.EvalProject(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := annotatetest.Oracle{Project: def}
+	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string { return o.Answer(r.Text()) }})
+	defer srv.Close()
+	res, err := annotate.Run(ctx, st, session.NewProject(id, def.Name, def), client(t, srv.URL), annotate.Options{Model: "fake-1", URL: srv.URL, Ahead: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	for _, b := range def.Bundles {
+		for _, dp := range b.Datapoints {
+			pages += len(dp.AnnotationTasks)
+		}
+	}
+	if res.Refusal != ev.RefuseNoMoreWork || res.Units != len(def.Bundles) || res.Requests != pages || res.Reasks != 0 || len(kinds) != len(ev.Displays) {
+		t.Fatalf("%+v: %d pages of %d kinds (%v)", res, pages, len(kinds), kinds)
+	}
+	units, err := st.EvalUnits(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, u := range units {
+		if u.Kind != ev.UnitTask || strings.Contains(string(u.Bundle), "|") {
+			continue
+		}
+		done++
+		// the ratings per turn and per dialogue are in the unit's answers, as clicks leave them
+		for _, want := range []string{`"warm":"`, `"Warm":"`} {
+			if !strings.Contains(string(u.State), want) {
+				t.Errorf("unit %d has no %s in %s", u.ID, want, u.State)
+			}
+		}
+	}
+	if done != len(dialogues) {
+		t.Errorf("%d units of single dialogues, want %d", done, len(dialogues))
+	}
+	t.Logf("%d pages of %d kinds: %v", pages, len(kinds), kinds)
 }

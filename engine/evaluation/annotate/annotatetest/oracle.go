@@ -95,7 +95,16 @@ func (o Oracle) Answer(prompt string) string {
 			walk = func(f ev.Flow, prefix string) {
 				for i, q := range f {
 					id := prefix + strconv.Itoa(i+1)
-					if q.Checkbox || len(q.Answers) == 0 {
+					if len(q.Answers) == 0 {
+						continue
+					}
+					if q.Checkbox {
+						if n%4 == 0 { // tick the box on some turns, by its answer's text
+							obj[id] = q.Answers[0].Text
+							walk(q.Answers[0].Sub, id+".")
+						} else {
+							obj[id] = nil
+						}
 						continue
 					}
 					// the last answer ("no problem" in the catalogue's flows), by number
@@ -107,10 +116,29 @@ func (o Oracle) Answer(prompt string) string {
 			turns[strconv.Itoa(n)] = obj
 		}
 		out["turns"] = turns
+	case t.Display == ev.LikertTurn, t.Display == ev.ForeachSelect:
+		turns := map[string]any{}
+		for _, n := range nums {
+			obj := map[string]any{}
+			for i, s := range t.Scales {
+				obj[s.Label] = 1 + (n+i)%5
+			}
+			for i, c := range t.Choices {
+				obj[c.Value] = strconv.Itoa(1 + (n+i)%5) // a number as a string is read too
+			}
+			turns[strconv.Itoa(n)] = obj
+		}
+		out["turns"] = turns
 	case t.Display == ev.LikertDialogue:
 		r := map[string]any{}
 		for i, s := range t.Scales {
 			r[s.Label] = 1 + (len(prompt)+i)%5
+		}
+		out["ratings"] = r
+	case t.Display == ev.ForeachSelectDialogue:
+		r := map[string]any{}
+		for i, c := range t.Choices {
+			r[c.Label] = 1 + (len(prompt)+i)%5
 		}
 		out["ratings"] = r
 	case t.Display == ev.Comparative:
