@@ -134,7 +134,7 @@ func turnEdits(p *session.Page, pos int, v any) ([]session.Edit, error) {
 			s, _ := x.(string)
 			k := slices.IndexFunc(offered, func(c ev.Choice) bool { return same(c.Value, s) || same(p.TurnText(pos, c.Label), s) })
 			if k < 0 {
-				return nil, bad("%v is not a choice of this turn", x)
+				return nil, bad("%q is not a choice of this turn", fmt.Sprint(x))
 			}
 			chosen[offered[k].Value] = true
 		}
