@@ -40,6 +40,9 @@ func evalCommands() *command {
 		&command{name: "return", args: "PROJECT PARTICIPANT",
 			summary: "give a participant's open unit back to the pool (the original's timeout; its answers are dropped)",
 			setup:   noFlags(evalReturn)},
+		&command{name: "annotate", args: "--url URL --model NAME [--units N] [--concurrency N] PROJECT",
+			summary: "let a model annotate the project beside people: the same units, screening and gold checks, its answers marked as a model's; run again to continue",
+			setup:   evalAnnotate},
 		&command{name: "stats", args: "PROJECT",
 			summary: "per-label agreement (Krippendorff's alpha with bootstrap CI, Fleiss' kappa) and rates per bot",
 			setup:   interspersed(evalStatsSetup), raw: true},
@@ -400,7 +403,11 @@ func evalParticipants(e *env, args []string) error {
 			screening = "-"
 		}
 		sort.Strings(qs)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", w.Name, w.Done, w.Assigned, screening, strings.Join(qs, ","))
+		name := w.Name
+		if w.IsModel() {
+			name += " (model " + w.Model + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", name, w.Done, w.Assigned, screening, strings.Join(qs, ","))
 	}
 	return tw.Flush()
 }
@@ -473,7 +480,17 @@ func evalStatsSetup(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		stats, err := ev.ComputeStats(ctx, p, results, level, nil)
+		ws, err := st.EvalParticipants(ctx, info.ID)
+		if err != nil {
+			return err
+		}
+		models := map[string]string{}
+		for _, w := range ws {
+			if w.IsModel() {
+				models[w.Name] = w.Model
+			}
+		}
+		stats, err := ev.ComputeStatsWithModels(ctx, p, results, level, models, nil)
 		if err != nil {
 			return err
 		}
@@ -497,6 +514,18 @@ func evalStatsSetup(fs *flag.FlagSet) runFunc {
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 		tw.Flush()
+		if len(models) > 0 {
+			fmt.Fprintf(e.stdout, "\nThe agreement above is between people only. Annotators: %s.\n", annotatorList(stats.Annotators))
+			fmt.Fprintln(e.stdout, "Agreement involving models (alpha, 95% interval, items):")
+			tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "LABEL\tBETWEEN\tITEMS\tALPHA\t95% CI\tNOTE")
+			for _, l := range stats.Labels {
+				for _, g := range l.Groups {
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", l.Label, g.Group, g.Items, numText(g.Alpha), interval(g.Low, g.High), g.Note)
+				}
+			}
+			tw.Flush()
+		}
 		fmt.Fprintln(e.stdout, "\nRates per bot (one annotation per item; binary: share, scale: mean, comparison: win share; 95% interval):")
 		tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "LABEL\tBOT\tN\tVALUE\t95% CI")
@@ -507,6 +536,26 @@ func evalStatsSetup(fs *flag.FlagSet) runFunc {
 		}
 		return tw.Flush()
 	}
+}
+
+func numText(v float64) string {
+	if v != v {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// annotatorList names the annotators, people first, models with their model.
+func annotatorList(as []ev.Annotator) string {
+	var out []string
+	for _, a := range as {
+		if a.Model != "" {
+			out = append(out, fmt.Sprintf("%s (model %s)", a.Name, a.Model))
+		} else {
+			out = append(out, a.Name)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func interval(lo, hi float64) string {
@@ -530,10 +579,28 @@ func jsonStats(s ev.Stats) any {
 		for _, r := range l.Rates {
 			rates = append(rates, map[string]any{"bot": r.Bot, "n": r.N, "value": num(r.Value), "low": num(r.Low), "high": num(r.High)})
 		}
-		labels = append(labels, map[string]any{"label": l.Label, "kind": l.Kind, "items": l.Items, "alpha": num(l.Alpha),
-			"alpha_low": num(l.Low), "alpha_high": num(l.High), "fleiss_kappa": num(l.FleissKappa), "cohen_kappa": num(l.CohenKappa), "percent_agreement": num(l.PercentAgreement), "note": l.Note, "rates": rates})
+		row := map[string]any{"label": l.Label, "kind": l.Kind, "items": l.Items, "alpha": num(l.Alpha),
+			"alpha_low": num(l.Low), "alpha_high": num(l.High), "fleiss_kappa": num(l.FleissKappa), "cohen_kappa": num(l.CohenKappa), "percent_agreement": num(l.PercentAgreement), "note": l.Note, "rates": rates}
+		if len(l.Groups) > 0 {
+			row["agreement_of"] = "people"
+			var groups []map[string]any
+			for _, g := range l.Groups {
+				groups = append(groups, map[string]any{"between": g.Group, "items": g.Items, "alpha": num(g.Alpha), "alpha_low": num(g.Low),
+					"alpha_high": num(g.High), "fleiss_kappa": num(g.FleissKappa), "note": g.Note})
+			}
+			row["groups"] = groups
+		}
+		labels = append(labels, row)
 	}
-	return map[string]any{"labels": labels}
+	annotators := []map[string]any{}
+	for _, a := range s.Annotators {
+		kind := "person"
+		if a.Model != "" {
+			kind = "model"
+		}
+		annotators = append(annotators, map[string]any{"name": a.Name, "kind": kind, "model": a.Model, "annotations": a.Annotations})
+	}
+	return map[string]any{"labels": labels, "annotators": annotators}
 }
 
 func evalExportSetup(fs *flag.FlagSet) runFunc {

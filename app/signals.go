@@ -91,6 +91,7 @@ var stopWords = map[string]string{
 	"samples load":            "the store is unchanged",
 	"samples remove":          "the store is unchanged",
 	"eval serve":              "every answer given is saved",
+	"eval annotate":           "every answer the model gave before the signal is saved; run it again to continue with the units not yet answered",
 }
 
 // serving are the commands for which a signal is the normal end: they print "Stopped." and

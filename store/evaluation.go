@@ -204,10 +204,14 @@ func (s *Store) EvalSignIn(ctx context.Context, projectID int64, name string) (e
 		return ev.ParticipantSummary{}, fmt.Errorf("sign in: enter a participant id")
 	}
 	var id int64
+	var kind string
 	err := s.Update(ctx, func(tx *Tx) error {
 		return tx.tx.QueryRowContext(ctx, `INSERT INTO eval_participants (project_id, name) VALUES (?, ?)
-			ON CONFLICT (project_id, name) DO UPDATE SET name = excluded.name RETURNING id`, projectID, name).Scan(&id)
+			ON CONFLICT (project_id, name) DO UPDATE SET name = excluded.name RETURNING id, kind`, projectID, name).Scan(&id, &kind)
 	})
+	if err == nil && kind == "model" {
+		err = ErrModelParticipant
+	}
 	if err != nil {
 		return ev.ParticipantSummary{}, fmt.Errorf("sign in %q: %w", name, err)
 	}
@@ -236,7 +240,8 @@ func (r reader) evalParticipants(ctx context.Context, projectID, only int64) ([]
 		(SELECT count(*) FROM eval_units u WHERE u.participant_id = w.id AND u.unit_index >= 0 AND u.status = 'assigned'),
 		(SELECT count(*) FROM eval_units u WHERE u.participant_id = w.id AND u.unit_index >= 0 AND u.status = 'completed'),
 		(SELECT CASE u.status WHEN 'completed' THEN CASE json_extract(u.result, '$.success') WHEN 1 THEN 'passed' ELSE 'failed' END ELSE 'open' END
-			FROM eval_units u WHERE u.participant_id = w.id AND u.kind = 'screening' ORDER BY u.id DESC LIMIT 1)
+			FROM eval_units u WHERE u.participant_id = w.id AND u.kind = 'screening' ORDER BY u.id DESC LIMIT 1),
+		CASE w.kind WHEN 'model' THEN w.model ELSE '' END, w.model_url
 		FROM eval_participants w WHERE w.project_id = ? AND (? = 0 OR w.id = ?) ORDER BY w.id`, projectID, only, only)
 	if err != nil {
 		return nil, err
@@ -246,7 +251,7 @@ func (r reader) evalParticipants(ctx context.Context, projectID, only int64) ([]
 		var p ev.ParticipantSummary
 		var at string
 		var screening sql.NullString
-		if err := rows.Scan(&p.ID, &p.Name, &at, &p.Assigned, &p.Done, &screening); err != nil {
+		if err := rows.Scan(&p.ID, &p.Name, &at, &p.Assigned, &p.Done, &screening, &p.Model, &p.ModelURL); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -752,6 +757,84 @@ func (r reader) EvalChatCounts(ctx context.Context, projectID int64) (map[string
 			out[name] = map[string]int{}
 		}
 		out[name][cond] = n
+	}
+	return out, rows.Err()
+}
+
+// ErrModelParticipant is returned when a person signs in under the name of a model annotator:
+// a model's answers are never mixed with a person's.
+var ErrModelParticipant = errors.New("this participant id is a model annotator's")
+
+// EvalSignInModel signs a model annotator in (eval annotate): the participant name, created
+// on first sign-in marked as a model (the model and server recorded, never a key). A person of
+// that name is refused, so that people and models never share a participant.
+func (s *Store) EvalSignInModel(ctx context.Context, projectID int64, name, model, url string) (ev.ParticipantSummary, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.TrimSpace(model) == "" {
+		return ev.ParticipantSummary{}, fmt.Errorf("sign in a model: give its participant name and model")
+	}
+	var id int64
+	var kind string
+	err := s.Update(ctx, func(tx *Tx) error {
+		err := tx.tx.QueryRowContext(ctx, `INSERT INTO eval_participants (project_id, name, kind, model, model_url) VALUES (?, ?, 'model', ?, ?)
+			ON CONFLICT (project_id, name) DO UPDATE SET model_url = CASE kind WHEN 'model' THEN excluded.model_url ELSE model_url END
+			RETURNING id, kind`, projectID, name, model, url).Scan(&id, &kind)
+		if err == nil && kind != "model" {
+			return fmt.Errorf("%q is a person's participant id; a model annotator needs its own", name)
+		}
+		return err
+	})
+	if err != nil {
+		return ev.ParticipantSummary{}, fmt.Errorf("%s: sign in model %q: %w", s.Path(), name, err)
+	}
+	return s.EvalParticipant(ctx, projectID, id)
+}
+
+// ModelError is a page a model annotator left unanswered (eval_model_errors).
+type ModelError struct {
+	UnitID      int64
+	DialoguePos int
+	TypeName    string
+	Asks        int
+	Message     string
+	Reply       string
+	At          time.Time
+}
+
+// AddEvalModelError records a page a model annotator could not answer.
+func (s *Store) AddEvalModelError(ctx context.Context, participantID int64, e ModelError) error {
+	err := s.Update(ctx, func(tx *Tx) error {
+		var unit any
+		if e.UnitID != 0 {
+			unit = e.UnitID
+		}
+		_, err := tx.tx.ExecContext(ctx, `INSERT INTO eval_model_errors (participant_id, unit_id, dialogue_pos, type_name, asks, message, reply, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, participantID, unit, e.DialoguePos, e.TypeName, e.Asks, e.Message, e.Reply, e.At.UTC().Format(timeLayout))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: record a model annotator's error: %w", s.Path(), err)
+	}
+	return nil
+}
+
+// EvalModelErrors lists the pages a participant (a model annotator) left unanswered, oldest first.
+func (r reader) EvalModelErrors(ctx context.Context, participantID int64) ([]ModelError, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT coalesce(unit_id, 0), dialogue_pos, type_name, asks, message, reply, at
+		FROM eval_model_errors WHERE participant_id = ? ORDER BY id`, participantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ModelError
+	for rows.Next() {
+		var e ModelError
+		var at string
+		if err := rows.Scan(&e.UnitID, &e.DialoguePos, &e.TypeName, &e.Asks, &e.Message, &e.Reply, &at); err != nil {
+			return nil, err
+		}
+		e.At = parseTime(at)
+		out = append(out, e)
 	}
 	return out, rows.Err()
 }

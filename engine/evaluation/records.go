@@ -101,7 +101,13 @@ type ParticipantSummary struct {
 	QualificationsFrom map[string]string
 	// Screening is the latest screening unit's status: "", "open", "passed" or "failed".
 	Screening string
+	// Model is the model a model annotator asks (eval annotate), "" for a person; ModelURL
+	// the server it was asked at.
+	Model, ModelURL string
 }
+
+// IsModel says whether the participant is a model annotator.
+func (p ParticipantSummary) IsModel() bool { return p.Model != "" }
 
 // ConversationRecord is one stored chat of a collection unit with one bot.
 type ConversationRecord struct {

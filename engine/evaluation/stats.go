@@ -19,6 +19,31 @@ import (
 // ABC-Eval analysis method (spec §15).
 type Stats struct {
 	Labels []LabelStats
+	// Annotators are the participants whose answers count, people and models apart (a
+	// model annotator's Model is set). With models among them, each label's agreement and
+	// rates are the people's, and Groups hold the agreements that involve models.
+	Annotators []Annotator
+}
+
+// Annotator is one participant of the results: their name, the model a model annotator asks
+// ("" for a person), and the annotations (label values) they gave.
+type Annotator struct {
+	Name        string
+	Model       string
+	Annotations int
+}
+
+// GroupAgreement is a label's agreement within or between groups of annotators: "models and
+// people" (each item's first model annotation against its first person's), and with several
+// models "models" (between model annotators) and "<participant> and people" (one model
+// against people). Items are the items compared; Alpha has its bootstrap interval.
+type GroupAgreement struct {
+	Group       string
+	Items       int
+	Alpha       float64
+	Low, High   float64
+	FleissKappa float64
+	Note        string
 }
 
 // LabelStats is one label: a binary behaviour ("type: answer", 1 when given), a 1-5 scale, or a
@@ -39,6 +64,8 @@ type LabelStats struct {
 	Note string
 	// Rates are the label's rate (binary), mean (scale) or win share (comparison) per bot.
 	Rates []BotRate
+	// Groups are the agreements involving model annotators (none without them).
+	Groups []GroupAgreement
 }
 
 // BotRate is a label's value for one bot with its 95% interval and the number of items.
@@ -53,8 +80,11 @@ type BotRate struct {
 type labelItems struct {
 	kind  string
 	items map[string][]float64 // item key -> values
+	who   map[string][]string  // item key -> who gave each value
 	bots  map[string]string    // item key -> bot
 	order []string             // item keys in first-seen order
+	// cur is the participant whose answers are being added.
+	cur string
 }
 
 func (l *labelItems) add(item, bot string, v float64) {
@@ -63,6 +93,53 @@ func (l *labelItems) add(item, bot string, v float64) {
 		l.bots[item] = bot
 	}
 	l.items[item] = append(l.items[item], v)
+	l.who[item] = append(l.who[item], l.cur)
+}
+
+// pick is the label's items with only the values of the participants keep takes (items left
+// with none are dropped), in the same order.
+func (l *labelItems) pick(keep func(who string) bool) *labelItems {
+	out := &labelItems{kind: l.kind, items: map[string][]float64{}, who: map[string][]string{}, bots: l.bots}
+	for _, key := range l.order {
+		for i, w := range l.who[key] {
+			if keep(w) {
+				if _, ok := out.items[key]; !ok {
+					out.order = append(out.order, key)
+				}
+				out.items[key] = append(out.items[key], l.items[key][i])
+				out.who[key] = append(out.who[key], w)
+			}
+		}
+	}
+	return out
+}
+
+// between is, per item, the first value of a participant a takes against the first of one b
+// takes, for items that have both.
+func (l *labelItems) between(a, b func(who string) bool) [][]float64 {
+	var out [][]float64
+	for _, key := range l.order {
+		ia, ib := -1, -1
+		for i, w := range l.who[key] {
+			if ia < 0 && a(w) {
+				ia = i
+			} else if ib < 0 && b(w) {
+				ib = i
+			}
+		}
+		if ia >= 0 && ib >= 0 {
+			out = append(out, []float64{l.items[key][ia], l.items[key][ib]})
+		}
+	}
+	return out
+}
+
+func (l *labelItems) values() [][]float64 {
+	items := make([][]float64, len(l.order))
+	for i, key := range l.order {
+		items[i] = l.items[key]
+	}
+	return items
 }
 
 // botOf names the bot of a dialogue: the model of a collected conversation, else the part of
@@ -85,12 +162,14 @@ func botOf(dp Datapoint, collection bool) string {
 // label values per item.
 func collectLabels(p *Project, results []AssignmentResult) map[string]*labelItems {
 	labels := map[string]*labelItems{}
+	who := ""
 	get := func(name, kind string) *labelItems {
 		l := labels[name]
 		if l == nil {
-			l = &labelItems{kind: kind, items: map[string][]float64{}, bots: map[string]string{}}
+			l = &labelItems{kind: kind, items: map[string][]float64{}, who: map[string][]string{}, bots: map[string]string{}}
 			labels[name] = l
 		}
+		l.cur = who
 		return l
 	}
 	for _, as := range results {
@@ -98,6 +177,7 @@ func collectLabels(p *Project, results []AssignmentResult) map[string]*labelItem
 			if a.Final == nil || (a.Kind != AttemptUnit && a.Kind != AttemptCollection) {
 				continue
 			}
+			who = a.Participant
 			collection := a.Kind == AttemptCollection
 			for i, dp := range a.Shown {
 				ans := a.Final.Dialogues[i]
@@ -285,7 +365,26 @@ func boolValue(b bool) float64 {
 // ABC-Eval authors used agreement.Ordinal for every label. progress, when not nil, is called
 // after each label. The bootstrap is seeded with the project's random seed, so results repeat.
 func ComputeStats(ctx context.Context, p *Project, results []AssignmentResult, level agreement.Level, progress func(done, total int)) (Stats, error) {
+	return ComputeStatsWithModels(ctx, p, results, level, nil, progress)
+}
+
+// ComputeStatsWithModels is ComputeStats with model annotators kept apart: models maps the
+// participant names of model annotators to their model. Each label's agreement and rates are
+// then the people's alone, and its Groups give the agreement between models, between models
+// and people, and (with several models) between each model and people. Stats.Annotators lists
+// everyone whose answers count.
+func ComputeStatsWithModels(ctx context.Context, p *Project, results []AssignmentResult, level agreement.Level, models map[string]string, progress func(done, total int)) (Stats, error) {
 	labels := collectLabels(p, results)
+	isModel := func(w string) bool { _, ok := models[w]; return ok }
+	isPerson := func(w string) bool { return !isModel(w) }
+	counts := map[string]int{}
+	for _, l := range labels {
+		for _, ws := range l.who {
+			for _, w := range ws {
+				counts[w]++
+			}
+		}
+	}
 	names := make([]string, 0, len(labels))
 	for n := range labels {
 		names = append(names, n)
@@ -296,13 +395,14 @@ func ComputeStats(ctx context.Context, p *Project, results []AssignmentResult, l
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		l := labels[name]
+		all := labels[name]
+		l := all
+		if len(models) > 0 {
+			l = all.pick(isPerson)
+		}
 		row := LabelStats{Label: name, Kind: l.kind, Alpha: math.NaN(), Low: math.NaN(), High: math.NaN(), FleissKappa: math.NaN(),
 			CohenKappa: math.NaN(), PercentAgreement: math.NaN()}
-		items := make([][]float64, len(l.order))
-		for i, key := range l.order {
-			items[i] = l.items[key]
-		}
+		items := l.values()
 		opt := agreement.ABCEvalBootstrap(uint64(p.Settings.RandomSeed))
 		la, err := agreement.AgreementOnLabelAt(ctx, items, level, opt)
 		row.Items, row.FleissKappa = la.Items, la.FleissKappa
@@ -315,25 +415,74 @@ func ComputeStats(ctx context.Context, p *Project, results []AssignmentResult, l
 				row.PercentAgreement = a
 			}
 		}
-		switch {
-		case errors.Is(err, agreement.ErrNoPairableUnits):
-			row.Note = "no item annotated twice"
-		case errors.Is(err, agreement.ErrNoVariation):
-			row.Note = "all annotations equal"
-		case errors.Is(err, agreement.ErrDegenerateInterval):
-			row.Note = "interval undefined"
-		case errors.Is(err, context.Canceled):
+		if row.Note, err = agreementNote(err); err != nil {
 			return out, err
-		case err != nil:
-			row.Note = err.Error()
 		}
 		row.Rates = botRates(l, uint64(p.Settings.RandomSeed))
+		if len(models) > 0 {
+			groups := []struct {
+				name  string
+				items [][]float64
+			}{{"models and people", all.between(isModel, isPerson)}}
+			if len(models) > 1 {
+				groups = append(groups, struct {
+					name  string
+					items [][]float64
+				}{"models", all.pick(isModel).values()})
+				for _, m := range slices.Sorted(maps.Keys(models)) {
+					one := func(w string) bool { return w == m }
+					groups = append(groups, struct {
+						name  string
+						items [][]float64
+					}{m + " and people", all.between(one, isPerson)})
+				}
+			}
+			for _, g := range groups {
+				ga, err := agreement.AgreementOnLabelAt(ctx, g.items, level, opt)
+				r := GroupAgreement{Group: g.name, Items: ga.Items, Alpha: ga.Alpha.Estimate, Low: ga.Alpha.CI.Low, High: ga.Alpha.CI.High, FleissKappa: ga.FleissKappa}
+				if r.Note, err = agreementNote(err); err != nil {
+					return out, err
+				}
+				row.Groups = append(row.Groups, r)
+			}
+		}
 		out.Labels = append(out.Labels, row)
 		if progress != nil {
 			progress(k+1, len(names))
 		}
 	}
+	for _, w := range slices.Sorted(maps.Keys(counts)) {
+		out.Annotators = append(out.Annotators, Annotator{Name: w, Model: models[w], Annotations: counts[w]})
+	}
+	slices.SortStableFunc(out.Annotators, func(a, b Annotator) int { return boolCmp(a.Model != "", b.Model != "") })
 	return out, nil
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// agreementNote says why a coefficient is missing; a cancellation is returned as the error.
+func agreementNote(err error) (string, error) {
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, agreement.ErrNoPairableUnits):
+		return "no item annotated twice", nil
+	case errors.Is(err, agreement.ErrNoVariation):
+		return "all annotations equal", nil
+	case errors.Is(err, agreement.ErrDegenerateInterval):
+		return "interval undefined", nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "", err
+	}
+	return err.Error(), nil
 }
 
 // botRates picks one annotation per item (seeded) and summarises it per bot.

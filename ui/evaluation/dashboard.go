@@ -54,6 +54,10 @@ type evalDashboard struct {
 	statsRun int
 	// views are the tab's agreement, participants and label-rate views.
 	views *container.AppTabs
+	// model is "Annotate with a model…" and its run.
+	model *modelRun
+	// rows are the agreement table's rows: each label, then its agreements involving models.
+	rows []ev.LabelStats
 }
 
 func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
@@ -83,7 +87,7 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 			if d.stats == nil {
 				return 1, d.agreeCols.Len()
 			}
-			return len(d.stats.Labels) + 1, d.agreeCols.Len()
+			return len(d.rows) + 1, d.agreeCols.Len()
 		},
 		func() fyne.CanvasObject { return truncLabel() },
 		func(id widget.TableCellID, o fyne.CanvasObject) {
@@ -153,9 +157,10 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	d.summary.Truncation = fyne.TextTruncateEllipsis
 	// One line above the views: the summary, the progress bar beside it, import and export.
 	bar := container.NewGridWrap(fyne.NewSize(160, importBtn.MinSize().Height), d.progress)
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(bar, importBtn, exportBtn),
+	d.model = newModelRun(d)
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(bar, d.model.btn, importBtn, exportBtn),
 		container.NewVBox(layout.NewSpacer(), d.summary, layout.NewSpacer()))
-	d.root = container.NewBorder(top, nil, nil, nil, d.views)
+	d.root = container.NewBorder(container.NewVBox(top, d.model.row), nil, nil, nil, d.views)
 	d.reload()
 	return d
 }
@@ -212,6 +217,9 @@ func (d *evalDashboard) peopleCell(id widget.TableCellID) string {
 	p := d.participants[id.Row-1]
 	switch id.Col {
 	case 0:
+		if p.IsModel() {
+			return p.Name + " (model " + p.Model + ")"
+		}
 		return p.Name
 	case 1:
 		return fmt.Sprint(p.Done)
@@ -346,14 +354,29 @@ func (d *evalDashboard) agreementCell(id widget.TableCellID) string {
 	if id.Row == 0 {
 		return ev.StatsColumns[id.Col]
 	}
-	if d.stats == nil || id.Row-1 >= len(d.stats.Labels) {
+	if d.stats == nil || id.Row-1 >= len(d.rows) {
 		return ""
 	}
-	cell := d.stats.Labels[id.Row-1].Cell(id.Col)
-	if id.Col == 0 {
+	row := d.rows[id.Row-1]
+	cell := row.Cell(id.Col)
+	if id.Col == 0 && row.Kind != "group" {
 		cell = readableLabel(cell)
 	}
 	return cell
+}
+
+// agreementRows are the table's rows: each label (the people's agreement when models
+// annotated), then one row per agreement involving models ("  ↳ models and people").
+func agreementRows(st *ev.Stats) []ev.LabelStats {
+	var out []ev.LabelStats
+	for _, l := range st.Labels {
+		out = append(out, l)
+		for _, g := range l.Groups {
+			out = append(out, ev.LabelStats{Label: "  ↳ " + g.Group, Kind: "group", Items: g.Items, Alpha: g.Alpha, Low: g.Low, High: g.High,
+				FleissKappa: g.FleissKappa, CohenKappa: math.NaN(), PercentAgreement: math.NaN(), Note: g.Note})
+		}
+	}
+	return out
 }
 
 // readableLabel names a label's type as the pages do ("dialogue_ratings: Consistent" is

@@ -34,6 +34,12 @@ func (d *evalDashboard) computeStats() {
 	if err != nil {
 		level = agreement.Ordinal
 	}
+	models := map[string]string{}
+	for _, p := range d.participants {
+		if p.IsModel() {
+			models[p.Name] = p.Model
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancelStats = cancel // before the work starts: Cancel (or closing) may come at once
 	workspace.Start(d.ws.host, nil, func(context.Context) (ev.Stats, error) {
@@ -42,7 +48,7 @@ func (d *evalDashboard) computeStats() {
 		if err != nil {
 			return ev.Stats{}, err
 		}
-		return ev.ComputeStats(ctx, p, results, level, func(done, total int) {
+		return ev.ComputeStatsWithModels(ctx, p, results, level, models, func(done, total int) {
 			fyne.Do(func() {
 				if d.statsRun == run {
 					d.statsBar.SetValue(float64(done) / float64(total))
@@ -67,7 +73,12 @@ func (d *evalDashboard) computeStats() {
 			return
 		}
 		d.stats = &st
-		d.statsStatus.SetText(fmt.Sprintf("%s, %s α. Items are dialogues (or turns) annotated by at least two participants.", widgets.Plural(len(st.Labels), "label"), level))
+		d.rows = agreementRows(&st)
+		text := fmt.Sprintf("%s, %s α. Items are dialogues (or turns) annotated by at least two participants.", widgets.Plural(len(st.Labels), "label"), level)
+		if len(models) > 0 {
+			text += " With models annotating, a label's row is the people's agreement; the ↳ rows compare models with people."
+		}
+		d.statsStatus.SetText(text)
 		d.agreement.Refresh()
 		d.drawChart()
 	})
