@@ -89,6 +89,9 @@ var stopWords = map[string]string{
 	"samples load":            "the store is unchanged",
 	"samples remove":          "the store is unchanged",
 	"eval serve":              "every answer given is saved",
+
+	"export": "the destination is as it was; nothing was written there",
+	"import": "the import was rolled back; the store is unchanged",
 }
 
 // serving are the commands for which a signal is the normal end: they print "Stopped." and

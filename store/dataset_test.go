@@ -1,0 +1,314 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentdesk/agentdesk/engine/dataset"
+	"github.com/agentdesk/agentdesk/engine/episode"
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+)
+
+func testFrame(t *testing.T, w, h int, jpg bool, shade uint8) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = shade + uint8(i%7)
+	}
+	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
+	var b bytes.Buffer
+	var err error
+	if jpg {
+		err = jpeg.Encode(&b, img, nil)
+	} else {
+		err = png.Encode(&b, img)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// datasetStore fills a store with episodes of every source: gridworld and demonstrations with
+// frames inside the store (PNG and JPEG) and rewards, GUI Odyssey with frames in files (one
+// missing) and an id with leading zeros, and one evaluation answer.
+func datasetStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(filepath.Join(dir, "src.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	shots := filepath.Join(dir, "shots")
+	os.MkdirAll(shots, 0o755)
+	var eps []*episode.Episode
+	for i := 0; i < 3; i++ {
+		g := &episode.Episode{Source: episode.SourceGridworld, ExternalID: fmt.Sprintf("run-%d", i), Task: "build a tower",
+			Instruction: "Put three blue blocks", Metadata: map[string]any{"task_id": float64(i), "seed": "x"}}
+		for j := 0; j < 2+i; j++ {
+			g.Steps = append(g.Steps, episode.Step{Index: j, Action: episode.Action{Kind: "place", Raw: json.RawMessage(`[1,2,3]`)},
+				Reward: 0.5 * float64(j), Observation: testFrame(t, 8+j, 6, false, uint8(j)), Extra: map[string]any{"grid": []any{1.0, 2.0}}})
+		}
+		eps = append(eps, g)
+	}
+	m := &episode.Episode{Source: episode.SourceMobileEnv, ExternalID: "traj.pkl#0", Task: "wikihow", Instruction: "Search for cats",
+		Steps: []episode.Step{
+			{Index: 0, Action: episode.Action{Kind: "touch", Points: []episode.Point{{X: 0.25, Y: 0.5}}}, Observation: testFrame(t, 12, 20, true, 10), Instruction: "open"},
+			{Index: 1, Action: episode.Action{Kind: "scroll", Points: []episode.Point{{X: 0.1, Y: 0.9}, {X: 0.1, Y: 0.5}, {X: 0.1, Y: 0.2}}}, Reward: 1},
+			{Index: 2, Action: episode.Action{Kind: "type", Text: "cats"}, Observation: testFrame(t, 12, 20, true, 30)},
+		}}
+	eps = append(eps, m)
+	o := &episode.Episode{Source: episode.SourceOdyssey, ExternalID: "0012", Task: "Find a recipe for sushi", Instruction: "Find a recipe",
+		MetaTask: "Find a recipe for {}", Metadata: map[string]any{"device_info": map[string]any{"device_name": "Pixel 8 Pro"}},
+		Facets: map[string][]string{episode.FacetCategory: {"Web_Shopping"}, episode.FacetDevice: {"Pixel 8 Pro"}, episode.FacetApp: {"Chrome", "Keep"}}}
+	for j := 0; j < 3; j++ {
+		ref := filepath.Join(shots, fmt.Sprintf("0012_%d.png", j))
+		if j != 1 {
+			os.WriteFile(ref, testFrame(t, 16, 9, false, uint8(40+j)), 0o644)
+		}
+		o.Steps = append(o.Steps, episode.Step{Index: j, ObservationRef: ref, Action: episode.Action{Kind: "click",
+			Points: []episode.Point{{X: 0.3, Y: 0.7}}, Raw: json.RawMessage(`"CLICK: (300, 700)"`)}, Extra: map[string]any{"step": float64(j)}})
+	}
+	eps = append(eps, o)
+	err = s.Update(ctx, func(tx *Tx) error {
+		for _, e := range eps {
+			if err := tx.SaveEpisode(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := s.CreateEvalProject(ctx, "demo", "created", "", "", "", demoAssignments())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := s.EvalSignIn(ctx, pid, "ann-1")
+	us, _ := s.EvalUnits(ctx, pid)
+	u, err := s.EvalAssign(ctx, pid, w.ID, us[1].ID, ev.UnitTask, 0, json.RawMessage(`[[0,[0,1]]]`), json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	a := ev.AnswerRecord{UnitID: u.ID, ParticipantID: w.ID, TypePos: 1, TypeName: "flags", Turn: 2,
+		Question: "q", Value: "a", PageShownAt: shown, AnsweredAt: shown.Add(2500 * time.Millisecond)}
+	if err := s.SaveEvalAnswer(ctx, a, json.RawMessage(`{}`), ev.Position{}); err != nil {
+		t.Fatal(err)
+	}
+	return s, dir
+}
+
+// frameOf is a stored step's frame, from the store or from its file.
+func frameOf(st episode.Step) []byte {
+	if st.Observation != nil {
+		return st.Observation
+	}
+	b, _ := os.ReadFile(st.ObservationRef)
+	return b
+}
+
+func allEpisodes(t *testing.T, s *Store, source string) map[string]*episode.Episode {
+	t.Helper()
+	ctx := context.Background()
+	sums, err := s.Episodes(ctx, episode.Query{Source: source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*episode.Episode{}
+	for _, sum := range sums {
+		e, err := s.Episode(ctx, sum.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Source+"/"+e.ExternalID] = e
+	}
+	return out
+}
+
+func TestDatasetExportImportRoundTripPerSource(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	for _, source := range []string{episode.SourceGridworld, episode.SourceMobileEnv, episode.SourceOdyssey} {
+		t.Run(source, func(t *testing.T) {
+			dest := filepath.Join(dir, "out-"+source)
+			sum, err := src.ExportDataset(ctx, dest, DatasetExport{Filter: episode.Filter{Source: source}, Episodes: true,
+				Options: dataset.Options{ShardBytes: 2 << 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := allEpisodes(t, src, source)
+			if sum.Rows[dataset.ConfigEpisodes] != int64(len(want)) || len(want) == 0 {
+				t.Fatalf("exported %d episodes, the store holds %d", sum.Rows[dataset.ConfigEpisodes], len(want))
+			}
+			dst, err := Open(filepath.Join(t.TempDir(), "dst.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dst.Close()
+			res, err := dst.ImportDataset(ctx, dest, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(res.Steps) != sum.Rows[dataset.ConfigSteps] {
+				t.Fatalf("imported %d steps of %d", res.Steps, sum.Rows[dataset.ConfigSteps])
+			}
+			got := allEpisodes(t, dst, source)
+			if len(got) != len(want) {
+				t.Fatalf("got %d episodes, want %d", len(got), len(want))
+			}
+			for k, w := range want {
+				g := got[k]
+				if g == nil {
+					t.Fatalf("episode %s missing after the round trip", k)
+				}
+				if g.Task != w.Task || g.Instruction != w.Instruction || g.MetaTask != w.MetaTask ||
+					!reflect.DeepEqual(g.Metadata, w.Metadata) || !reflect.DeepEqual(g.Facets, w.Facets) || len(g.Steps) != len(w.Steps) {
+					t.Fatalf("episode %s: got %+v\nwant %+v", k, g, w)
+				}
+				if g.TotalReward() != w.TotalReward() {
+					t.Fatalf("episode %s reward %v, want %v", k, g.TotalReward(), w.TotalReward())
+				}
+				for i := range w.Steps {
+					ws, gs := w.Steps[i], g.Steps[i]
+					if !bytes.Equal(frameOf(gs), frameOf(ws)) {
+						t.Fatalf("episode %s step %d: the frame changed (%d bytes, want %d)", k, i, len(frameOf(gs)), len(frameOf(ws)))
+					}
+					ws.Observation, gs.Observation = nil, nil
+					if !reflect.DeepEqual(gs, ws) {
+						t.Fatalf("episode %s step %d: got %+v\nwant %+v", k, i, gs, ws)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDatasetExportReadBackWithParquet(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	dest := filepath.Join(dir, "all")
+	sum, err := src.ExportDataset(ctx, dest, DatasetExport{Episodes: true, Annotations: true,
+		Options: dataset.Options{ShardBytes: 1 << 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sum.Files[dataset.ConfigSteps]); n < 2 {
+		t.Fatalf("steps in %d files; a 1 KB shard size should split them", n)
+	}
+	for i, f := range sum.Files[dataset.ConfigSteps] {
+		wantName := fmt.Sprintf("steps/train-%05d-of-%05d.parquet", i, len(sum.Files[dataset.ConfigSteps]))
+		if f != wantName {
+			t.Fatalf("file %d is %s, want %s", i, f, wantName)
+		}
+	}
+	var ids []string
+	err = dataset.ReadEpisodes(ctx, dest, func(_ string, _ int64, r *dataset.EpisodeRow) error {
+		ids = append(ids, r.Source+"/"+r.EpisodeID)
+		if r.Source == episode.SourceOdyssey {
+			if r.Reward != nil || r.Category != "Web_Shopping" || r.Device != "Pixel 8 Pro" || !reflect.DeepEqual(r.Apps, []string{"Chrome", "Keep"}) {
+				t.Errorf("odyssey row %+v", r)
+			}
+		} else if r.Reward == nil {
+			t.Errorf("%s episode without its reward", r.Source)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slicesContain(ids, "odyssey/0012") || len(ids) != 5 {
+		t.Fatalf("episode ids %v", ids)
+	}
+	images, missing := 0, 0
+	err = dataset.ReadSteps(ctx, dest, func(_ string, _ int64, r *dataset.StepRow) error {
+		if r.Image == nil {
+			missing++
+			return nil
+		}
+		images++
+		if _, _, ok := dataset.ImageSize(r.Image.Bytes); !ok {
+			t.Errorf("step %s/%d: image is not a PNG or JPEG", r.EpisodeID, r.Step)
+		}
+		if r.EpisodeID == "traj.pkl#0" && r.Step == 1 && (r.ActionX == nil || *r.ActionX2 != 0.1 || *r.ActionY2 != 0.2) {
+			t.Errorf("scroll typed as %+v", r)
+		}
+		if r.EpisodeID == "0012" && r.Action != "CLICK: (300, 700)" {
+			t.Errorf("odyssey action text %q", r.Action)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2+3+4 gridworld frames, 2 of 3 demonstrations, 2 of 3 odyssey (one file missing)
+	if images != 13 || missing != 2 || sum.MissingImages != 1 {
+		t.Fatalf("%d images, %d steps without (%d missing files)", images, missing, sum.MissingImages)
+	}
+	var notes []dataset.AnnotationRow
+	err = dataset.ReadAnnotations(ctx, dest, func(_ string, _ int64, r *dataset.AnnotationRow) error {
+		notes = append(notes, *r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || notes[0].Participant == "ann-1" || notes[0].Turn != 2 || notes[0].TimeOnPage != 2500 ||
+		!notes[0].PageShownAt.Equal(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) || notes[0].Project != "demo" {
+		t.Fatalf("answers %+v", notes)
+	}
+}
+
+func slicesContain(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDatasetImportNamesFileAndRowAndRollsBack(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	dest := filepath.Join(dir, "grid")
+	if _, err := src.ExportDataset(ctx, dest, DatasetExport{Filter: episode.Filter{Source: episode.SourceGridworld}, Episodes: true}); err != nil {
+		t.Fatal(err)
+	}
+	// drop the steps: every episode now misses its steps
+	os.RemoveAll(filepath.Join(dest, "steps"))
+	dst, err := Open(filepath.Join(t.TempDir(), "dst.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	_, err = dst.ImportDataset(ctx, dest, nil)
+	if err == nil {
+		t.Fatal("a dataset whose episodes lack their steps was imported")
+	}
+	if n, _ := dst.CountEpisodes(ctx, episode.Query{}); n != 0 {
+		t.Fatalf("a failed import left %d episodes", n)
+	}
+	// a steps file that is not Parquet: the error names it
+	os.MkdirAll(filepath.Join(dest, "steps"), 0o755)
+	bad := filepath.Join(dest, "steps", "train-00000-of-00001.parquet")
+	os.WriteFile(bad, []byte("not parquet"), 0o644)
+	_, err = dst.ImportDataset(ctx, dest, nil)
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(bad)) {
+		t.Fatalf("error %v does not name %s", err, bad)
+	}
+}
