@@ -26,10 +26,12 @@ build: deps
 run: build
 	./$(BIN)
 
-# Every test: vet, formatting, the whole suite under a virtual display (GL tests need one),
+# Every test: vet, formatting, the whole suite under a virtual display (GL tests need one)
+# (DuckDB's Node.js client installed first, outside the clone, for the Parquet export's check),
 # and the race detector over the engine and store packages.
 test:
 	@scripts/deps.sh test
+	@scripts/duckdb-deps.sh >/dev/null
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
