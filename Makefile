@@ -12,7 +12,7 @@ LDFLAGS := -X $(MODULE)/app.Version=$(VERSION)
 BIN     := bin/agentdesk
 DIST    := dist
 
-.PHONY: pylib pytest pybench wheel all run build release release-bin deps test test-race vet fmt-check bench fuzz reliability package \
+.PHONY: pylib pytest pybench wheel all run build release release-bin deps test test-race vet fmt-check bench bench-export fuzz reliability package \
         package-windows test-windows package-check licenses icon ui-tour readme-screenshots clean
 
 all: build
@@ -106,6 +106,12 @@ readme-screenshots:
 bench:
 	@scripts/deps.sh test
 	xvfb-run -a $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The Parquet export at full scale (scripts/export-bench.sh: 200k generated episodes without
+# images beside the JSONL export, 8,334 with their screenshots beside the disk's own rate; peak
+# RSS of each). Not run by CI: generating and importing the store takes minutes.
+bench-export: build
+	scripts/export-bench.sh
 
 # Every fuzz target for FUZZTIME each (default 60s), minimisation bounded so the time goes to
 # fuzzing; crashers stay in testdata/fuzz as regression seeds. Not run by CI.

@@ -14,7 +14,10 @@ import (
 // export and import: every source's episodes out to the formats training tools read (Parquet
 // in the Hugging Face layout) and back. --format names the layout so others can join.
 
-const formatParquet = "parquet"
+const (
+	formatParquet  = "parquet"
+	formatShareGPT = "sharegpt"
+)
 
 // datasetSources maps the names --source takes to the store's sources ("evaluation" is the
 // study answers, not episodes).
@@ -26,8 +29,8 @@ var datasetSources = map[string]string{
 }
 
 func exportCommand() *command {
-	return &command{name: "export", args: "--format parquet [--source S] [--split NAME] DEST",
-		summary: "write every source's episodes, steps and answers as a Hugging Face dataset (Parquet)", setup: runExport}
+	return &command{name: "export", args: "--format parquet|sharegpt [--source S] [--split NAME] DEST",
+		summary: "write every source's episodes as a Hugging Face dataset (Parquet) or training chats (ShareGPT)", setup: runExport}
 }
 
 func importCommand() *command {
@@ -36,7 +39,7 @@ func importCommand() *command {
 }
 
 func runExport(fs *flag.FlagSet) runFunc {
-	format := fs.String("format", "", "parquet (the Hugging Face datasets layout: DEST/README.md and DEST/<config>/<split>-NNNNN-of-MMMMM.parquet)")
+	format := fs.String("format", "", "parquet (the Hugging Face datasets layout: DEST/README.md and DEST/<config>/<split>-NNNNN-of-MMMMM.parquet) or sharegpt (LLaMA-Factory's multimodal ShareGPT: DEST/<split>.json, DEST/images/, DEST/dataset_info.json)")
 	source := fs.String("source", "", "only this source: odyssey, demonstrations, gridworld or evaluation (default every source)")
 	split := fs.String("split", "", "only the episodes of this store split; its parts (train, test) become the dataset's splits")
 	shardMB := fs.Float64("shard-mb", dataset.DefaultShardBytes>>20, "start a new file when one reaches this many megabytes")
@@ -46,8 +49,11 @@ func runExport(fs *flag.FlagSet) runFunc {
 		if len(args) != 1 {
 			return usageErrorf("want DEST")
 		}
-		if *format != formatParquet {
-			return usageErrorf("--format: want parquet, got %q", *format)
+		if *format != formatParquet && *format != formatShareGPT {
+			return usageErrorf("--format: want parquet or sharegpt, got %q", *format)
+		}
+		if *format == formatShareGPT && *source == "evaluation" {
+			return usageErrorf("--format sharegpt: evaluation answers are not training chats (export them with --format parquet)")
 		}
 		if _, ok := datasetSources[*source]; *source != "" && !ok {
 			return usageErrorf("--source: want odyssey, demonstrations, gridworld or evaluation, got %q", *source)
@@ -64,6 +70,23 @@ func runExport(fs *flag.FlagSet) runFunc {
 		defer stop()
 		opts := dataset.Options{ShardBytes: int64(*shardMB * (1 << 20)), NoImages: *noImages}
 		pl := newProgressLine(e.stderr)
+		if *format == formatShareGPT {
+			x, err := datasetSelection(ctx, st, *source, *split, false, opts)
+			if err != nil {
+				return err
+			}
+			x.Progress = func(eps, steps, _ int64) { pl.show(false, "exported %d episodes, %d steps", eps, steps) }
+			files, n, missing, err := st.ExportShareGPT(ctx, args[0], x)
+			pl.done()
+			if err != nil {
+				return kept(err, "%s is as it was; nothing was written there", args[0])
+			}
+			fmt.Fprintf(e.stdout, "wrote %d training chats (%s) to %s\n", n, strings.Join(files, ", "), args[0])
+			if missing > 0 {
+				fmt.Fprintf(e.stdout, "%d steps name a frame file that is missing: their chat has no image\n", missing)
+			}
+			return nil
+		}
 		sum, err := exportParquet(ctx, st, args[0], *source, *split, *names, opts, func(eps, steps, notes int64) {
 			pl.show(false, "exported %d episodes, %d steps, %d answers", eps, steps, notes)
 		})
@@ -89,20 +112,31 @@ func runExport(fs *flag.FlagSet) runFunc {
 // rows written so far.
 func exportParquet(ctx context.Context, st *store.Store, dest, source, split string, names bool,
 	opts dataset.Options, progress func(eps, steps, notes int64)) (dataset.Summary, error) {
+	x, err := datasetSelection(ctx, st, source, split, names, opts)
+	if err != nil {
+		return dataset.Summary{}, err
+	}
+	x.Progress = progress
+	return st.ExportDataset(ctx, dest, x)
+}
+
+// datasetSelection is what --source and --split select: with a split, its parts become the
+// dataset's splits (and the evaluation answers, which belong to no split, stay out).
+func datasetSelection(ctx context.Context, st *store.Store, source, split string, names bool, opts dataset.Options) (store.DatasetExport, error) {
 	x := store.DatasetExport{
 		Filter:      episode.Filter{Source: datasetSources[source]},
 		Episodes:    source != "evaluation",
 		Annotations: source == "evaluation" || (source == "" && split == ""),
-		Names:       names, Options: opts, Progress: progress,
+		Names:       names, Options: opts,
 	}
 	if split != "" {
 		name, err := st.ResolveSplitName(ctx, split)
 		if err != nil {
-			return dataset.Summary{}, err
+			return x, err
 		}
 		sums, err := st.SplitSummaries(ctx)
 		if err != nil {
-			return dataset.Summary{}, err
+			return x, err
 		}
 		for _, s := range sums {
 			if s.Name == name {
@@ -112,11 +146,11 @@ func exportParquet(ctx context.Context, st *store.Store, dest, source, split str
 			}
 		}
 		if len(x.Parts) == 0 {
-			return dataset.Summary{}, fmt.Errorf("split %s has no episodes", name)
+			return x, fmt.Errorf("split %s has no episodes", name)
 		}
 		x.Filter.Split = name
 	}
-	return st.ExportDataset(ctx, dest, x)
+	return x, nil
 }
 
 func runImport(fs *flag.FlagSet) runFunc {

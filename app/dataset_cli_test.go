@@ -185,6 +185,7 @@ func TestExportImportCommands(t *testing.T) {
 		{"export", "--format", "csv", out},
 		{"export", "--format", "parquet", "--source", "pickles", out},
 		{"export", "--format", "parquet"},
+		{"export", "--format", "sharegpt", "--source", "evaluation", out},
 		{"import", out},
 		{"import", "--format", "parquet"},
 	} {
@@ -226,6 +227,17 @@ func TestExportImportCommands(t *testing.T) {
 	card, _ := os.ReadFile(filepath.Join(out, "README.md"))
 	if !strings.Contains(string(card), "- split: test\n    path: \"episodes/test-*.parquet\"") {
 		t.Fatalf("card:\n%s", card)
+	}
+
+	// training chats of the same split, one per step, the frames beside them
+	chats := filepath.Join(dir, "chats")
+	r = runCLI(t, "--store", db, "export", "--format", "sharegpt", "--split", "Sample_random_split", chats)
+	if r.code != 0 || !strings.Contains(r.stdout, "(dataset_info.json, test.json, train.json)") {
+		t.Fatalf("export --format sharegpt: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	shots, _ := filepath.Glob(filepath.Join(chats, "images", "odyssey", "*", "*.png"))
+	if odySteps := countSQL(t, db, `SELECT count(*) FROM steps s JOIN episodes e ON e.id = s.episode_id WHERE e.source = 'odyssey'`); int64(len(shots)) != odySteps {
+		t.Fatalf("%d frames beside the chats, want %d", len(shots), odySteps)
 	}
 
 	// everything out, into a fresh store, and the same again

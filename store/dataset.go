@@ -15,8 +15,8 @@ import (
 // read a page of episodes at a time, so an export never holds the store, and read back in one
 // transaction.
 
-// DatasetRows calls episodeFn with every episode f selects and stepFn with each of its steps
-// after it, in store order, a page of episodes at a time. Without images the steps' stored
+// DatasetRows calls episodeFn with every episode f selects and then stepFn with each of its
+// steps, in store order, reading a page of episodes at a time. Without images the steps' stored
 // frames are not read.
 func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
@@ -24,7 +24,6 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 	if images {
 		obs = `observation`
 	}
-	type key struct{ source, ext string }
 	return r.ForEachMatchingID(ctx, f, func(ids []int64) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -52,7 +51,11 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 		if err != nil {
 			return err
 		}
-		keys := make(map[int64]key, len(ids))
+		type pending struct {
+			id  int64
+			row dataset.EpisodeRow
+		}
+		var page []pending
 		err = scanRows(ctx, r.q, `SELECT id, source, external_id, task, instruction, meta_task, num_steps, total_reward, metadata
 			FROM episodes WHERE id IN `+in+` ORDER BY id`, func(rows *sql.Rows) error {
 			var id int64
@@ -80,13 +83,27 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 				return err
 			}
 			e.Facets = string(b)
-			keys[id] = key{e.Source, e.EpisodeID}
-			return episodeFn(&e)
+			page = append(page, pending{id, e})
+			return nil
 		}, args...)
 		if err != nil {
 			return err
 		}
-		return scanRows(ctx, r.q, `SELECT episode_id, idx, action, action_kind, reward, instruction, observation_ref, `+obs+`, extra
+		// each episode goes out just before its steps (both in id order)
+		next := 0
+		var cur *dataset.EpisodeRow
+		var curID int64
+		upTo := func(id int64) error {
+			for next < len(page) && page[next].id <= id {
+				cur, curID = &page[next].row, page[next].id
+				next++
+				if err := episodeFn(cur); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		err = scanRows(ctx, r.q, `SELECT episode_id, idx, action, action_kind, reward, instruction, observation_ref, `+obs+`, extra
 			FROM steps WHERE episode_id IN `+in+` ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
 			var id int64
 			var s dataset.StepRow
@@ -94,13 +111,25 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 				&s.ObservationRef, &s.Observation, &s.Extra); err != nil {
 				return err
 			}
-			k := keys[id]
-			s.Source, s.EpisodeID = k.source, k.ext
+			if err := upTo(id); err != nil {
+				return err
+			}
+			if cur == nil || curID != id {
+				return fmt.Errorf("episode %d: removed from the store during the export", id)
+			}
+			s.Source, s.EpisodeID = cur.Source, cur.EpisodeID
 			if err := typedAction(&s); err != nil {
-				return fmt.Errorf("episode %s/%s step %d action: %w", k.source, k.ext, s.Step, err)
+				return fmt.Errorf("episode %s/%s step %d action: %w", s.Source, s.EpisodeID, s.Step, err)
 			}
 			return stepFn(&s)
 		}, args...)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		return upTo(page[len(page)-1].id)
 	})
 }
 
@@ -189,49 +218,14 @@ func (s *Store) ExportDataset(ctx context.Context, dest string, x DatasetExport)
 	if err != nil {
 		return dataset.Summary{}, err
 	}
-	var eps, steps, notes int64
-	progress := func() {
-		if x.Progress != nil {
-			x.Progress(eps, steps, notes)
-		}
-	}
 	var configs []string
-	err = func() error {
-		if x.Episodes {
-			configs = append(configs, dataset.ConfigEpisodes, dataset.ConfigSteps)
-			parts := x.Parts
-			if len(parts) == 0 {
-				parts = []string{""}
-			}
-			for _, p := range parts {
-				f := x.Filter
-				split := dataset.DefaultSplit
-				if p != "" {
-					f.Part, split = p, p
-				}
-				err := s.DatasetRows(ctx, f, !x.Options.NoImages, func(r *dataset.EpisodeRow) error {
-					eps++
-					progress()
-					return out.Episode(split, r)
-				}, func(r *dataset.StepRow) error {
-					steps++
-					return out.Step(split, r)
-				})
-				if err != nil {
-					return err
-				}
-			}
-		}
-		if x.Annotations {
-			configs = append(configs, dataset.ConfigAnnotations)
-			return s.DatasetAnnotations(ctx, x.Names, func(r *dataset.AnnotationRow) error {
-				notes++
-				progress()
-				return out.Annotation(dataset.DefaultSplit, r)
-			})
-		}
-		return nil
-	}()
+	if x.Episodes {
+		configs = append(configs, dataset.ConfigEpisodes, dataset.ConfigSteps)
+	}
+	if x.Annotations {
+		configs = append(configs, dataset.ConfigAnnotations)
+	}
+	err = s.exportRows(ctx, x, out, out.Annotation)
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -240,6 +234,74 @@ func (s *Store) ExportDataset(ctx context.Context, dest string, x DatasetExport)
 		return dataset.Summary{}, err
 	}
 	return out.Commit(configs)
+}
+
+// ExportShareGPT writes the episodes x selects as training chats (engine/dataset's ShareGPT
+// layout) at dest, atomically; it returns the files written (relative to dest) and the
+// records. Answers are not chats: x.Annotations is ignored.
+func (s *Store) ExportShareGPT(ctx context.Context, dest string, x DatasetExport) (files []string, records int64, missing int, err error) {
+	out, err := dataset.NewShareGPTExporter(dest, x.Options.NoImages)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	x.Annotations, x.Episodes = false, true
+	err = s.exportRows(ctx, x, out, nil)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		out.Abort()
+		return nil, 0, 0, err
+	}
+	files, err = out.Commit()
+	return files, out.Records, out.Missing, err
+}
+
+// rowSink is where exportRows sends rows: a Parquet or a ShareGPT exporter.
+type rowSink interface {
+	Episode(split string, r *dataset.EpisodeRow) error
+	Step(split string, r *dataset.StepRow) error
+}
+
+func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, note func(string, *dataset.AnnotationRow) error) error {
+	var eps, steps, notes int64
+	progress := func() {
+		if x.Progress != nil {
+			x.Progress(eps, steps, notes)
+		}
+	}
+	if x.Episodes {
+		parts := x.Parts
+		if len(parts) == 0 {
+			parts = []string{""}
+		}
+		for _, p := range parts {
+			f := x.Filter
+			split := dataset.DefaultSplit
+			if p != "" {
+				f.Part, split = p, p
+			}
+			err := s.DatasetRows(ctx, f, !x.Options.NoImages, func(r *dataset.EpisodeRow) error {
+				eps++
+				progress()
+				return out.Episode(split, r)
+			}, func(r *dataset.StepRow) error {
+				steps++
+				return out.Step(split, r)
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if x.Annotations && note != nil {
+		return s.DatasetAnnotations(ctx, x.Names, func(r *dataset.AnnotationRow) error {
+			notes++
+			progress()
+			return note(dataset.DefaultSplit, r)
+		})
+	}
+	return nil
 }
 
 // DatasetImportResult says what ImportDataset stored.

@@ -81,6 +81,9 @@ func datasetStore(t *testing.T) (*Store, string) {
 		}
 		o.Steps = append(o.Steps, episode.Step{Index: j, ObservationRef: ref, Action: episode.Action{Kind: "click",
 			Points: []episode.Point{{X: 0.3, Y: 0.7}}, Raw: json.RawMessage(`"CLICK: (300, 700)"`)}, Extra: map[string]any{"step": float64(j)}})
+		if j == 2 {
+			o.Steps[j].Extra["gt_command"] = "COMPLETE"
+		}
 	}
 	eps = append(eps, o)
 	err = s.Update(ctx, func(tx *Tx) error {
@@ -310,5 +313,69 @@ func TestDatasetImportNamesFileAndRowAndRollsBack(t *testing.T) {
 	_, err = dst.ImportDataset(ctx, dest, nil)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(bad)) {
 		t.Fatalf("error %v does not name %s", err, bad)
+	}
+}
+
+func TestDatasetShareGPTExport(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	dest := filepath.Join(dir, "chats")
+	files, n, missing, err := src.ExportShareGPT(ctx, dest, DatasetExport{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 15 || missing != 1 || !reflect.DeepEqual(files, []string{"dataset_info.json", "train.json"}) {
+		t.Fatalf("%d chats, %d missing frames, files %v", n, missing, files)
+	}
+	b, err := os.ReadFile(filepath.Join(dest, "train.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []dataset.ShareGPTRecord
+	if err := json.Unmarshal(b, &recs); err != nil {
+		t.Fatalf("train.json is not a JSON array: %v", err)
+	}
+	if len(recs) != 15 || !bytes.Contains(b, []byte(`"<image>Task: `)) {
+		t.Fatalf("%d records; first %+v", len(recs), recs[0])
+	}
+	frames := 0
+	var answers []string
+	for i, r := range recs {
+		if len(r.Messages) != 2 || r.Messages[0].Role != "user" || r.Messages[1].Role != "assistant" {
+			t.Fatalf("record %d: %+v", i, r.Messages)
+		}
+		if got := bytes.Count([]byte(r.Messages[0].Content), []byte("<image>")); got != len(r.Images) {
+			t.Fatalf("record %d: %d <image> markers for %d images", i, got, len(r.Images))
+		}
+		for _, img := range r.Images {
+			if filepath.IsAbs(img) {
+				t.Fatalf("record %d: image path %s is not relative", i, img)
+			}
+			data, err := os.ReadFile(filepath.Join(dest, img))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := dataset.ImageSize(data); !ok {
+				t.Fatalf("%s is not an image", img)
+			}
+			frames++
+		}
+		answers = append(answers, r.Messages[1].Content)
+	}
+	if frames != 13 {
+		t.Fatalf("%d frames written, want 13", frames)
+	}
+	// GUI Odyssey's command vocabulary where the step keeps it, the source's own text otherwise
+	tail := answers[len(answers)-3:]
+	if !reflect.DeepEqual(tail, []string{"CLICK: (300, 700)", "CLICK: (300, 700)", "COMPLETE"}) {
+		t.Fatalf("odyssey answers %q", tail)
+	}
+	if !bytes.Contains([]byte(recs[len(recs)-1].Messages[0].Content), []byte("Previous actions:\n1. CLICK: (300, 700)\n2. CLICK: (300, 700)")) {
+		t.Fatalf("history not in the prompt: %q", recs[len(recs)-1].Messages[0].Content)
+	}
+	var info map[string]map[string]any
+	b, _ = os.ReadFile(filepath.Join(dest, "dataset_info.json"))
+	if err := json.Unmarshal(b, &info); err != nil || info["agentdesk_train"]["file_name"] != "train.json" || info["agentdesk_train"]["formatting"] != "sharegpt" {
+		t.Fatalf("dataset_info.json: %s (%v)", b, err)
 	}
 }

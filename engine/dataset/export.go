@@ -60,27 +60,7 @@ func NewExporter(dest string, opts Options) (*Exporter, error) {
 	if opts.ShardBytes <= 0 {
 		opts.ShardBytes = DefaultShardBytes
 	}
-	if fi, err := os.Stat(dest); err == nil {
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("%s: exists and is not a folder", dest)
-		}
-		entries, err := os.ReadDir(dest)
-		if err != nil {
-			return nil, err
-		}
-		if len(entries) > 0 {
-			if _, err := os.Stat(filepath.Join(dest, "README.md")); err != nil {
-				return nil, fmt.Errorf("%s: a folder that is not an exported dataset (no README.md): choose another destination", dest)
-			}
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	parent := filepath.Dir(filepath.Clean(dest))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".tmp-")
+	tmp, err := tempBeside(dest, "README.md")
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +69,32 @@ func NewExporter(dest string, opts Options) (*Exporter, error) {
 		steps:    map[string]*shardWriter[StepRow]{},
 		notes:    map[string]*shardWriter[AnnotationRow]{},
 	}, nil
+}
+
+// tempBeside checks that dest does not exist or is an earlier export (holding marker), and
+// makes the temporary folder beside it that the export is written into.
+func tempBeside(dest, marker string) (string, error) {
+	if fi, err := os.Stat(dest); err == nil {
+		if !fi.IsDir() {
+			return "", fmt.Errorf("%s: exists and is not a folder", dest)
+		}
+		entries, err := os.ReadDir(dest)
+		if err != nil {
+			return "", err
+		}
+		if len(entries) > 0 {
+			if _, err := os.Stat(filepath.Join(dest, marker)); err != nil {
+				return "", fmt.Errorf("%s: a folder that is not an export (no %s): choose another destination", dest, marker)
+			}
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	parent := filepath.Dir(filepath.Clean(dest))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(parent, "."+filepath.Base(dest)+".tmp-")
 }
 
 func writerFor[T any](x *Exporter, m map[string]*shardWriter[T], config, split string, size func(*T) int64) *shardWriter[T] {
@@ -113,7 +119,7 @@ func (x *Exporter) Step(split string, r *StepRow) error {
 		b := r.Observation
 		if b == nil && r.ObservationRef != "" {
 			var err error
-			if b, err = odyssey.ReadScreenshot(r.ObservationRef); err != nil {
+			if b, err = readFrame(r.ObservationRef); err != nil {
 				if !errors.Is(err, os.ErrNotExist) {
 					return fmt.Errorf("episode %s step %d frame: %w", r.EpisodeID, r.Step, err)
 				}
@@ -129,6 +135,10 @@ func (x *Exporter) Step(split string, r *StepRow) error {
 	r.Observation = nil
 	return err
 }
+
+// readFrame reads a frame file or zip member ("zip:ARCHIVE!MEMBER") as the Odyssey import
+// names them; a missing one is an error wrapping os.ErrNotExist.
+func readFrame(ref string) ([]byte, error) { return odyssey.ReadScreenshot(ref) }
 
 // imagePath names a frame in the Image feature's path: the stored file's name, or one made of
 // the episode and step.
@@ -243,24 +253,26 @@ func keys[T any](m map[string]*shardWriter[T]) []string {
 	return out
 }
 
-// swapIn moves the finished folder to the destination, replacing an earlier export whole.
-func (x *Exporter) swapIn() error {
-	if err := os.Chmod(x.tmp, 0o755); err != nil {
+func (x *Exporter) swapIn() error { return swapIn(x.tmp, x.dest) }
+
+// swapIn moves a finished folder to the destination, replacing an earlier export whole.
+func swapIn(tmp, dest string) error {
+	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := os.Rename(x.tmp, x.dest); err == nil {
-		return syncDir(filepath.Dir(x.dest))
+	if err := os.Rename(tmp, dest); err == nil {
+		return syncDir(filepath.Dir(dest))
 	}
-	old := x.tmp + ".old"
-	if err := os.Rename(x.dest, old); err != nil {
-		return fmt.Errorf("%s: %w", x.dest, err)
+	old := tmp + ".old"
+	if err := os.Rename(dest, old); err != nil {
+		return fmt.Errorf("%s: %w", dest, err)
 	}
-	if err := os.Rename(x.tmp, x.dest); err != nil {
-		os.Rename(old, x.dest)
-		return fmt.Errorf("%s: %w", x.dest, err)
+	if err := os.Rename(tmp, dest); err != nil {
+		os.Rename(old, dest)
+		return fmt.Errorf("%s: %w", dest, err)
 	}
 	os.RemoveAll(old)
-	return syncDir(filepath.Dir(x.dest))
+	return syncDir(filepath.Dir(dest))
 }
 
 func writeFileSync(path string, b []byte) error {
