@@ -379,3 +379,53 @@ func TestDatasetShareGPTExport(t *testing.T) {
 		t.Fatalf("dataset_info.json: %s (%v)", b, err)
 	}
 }
+
+// quickAction reads every action the store writes as encoding/json does, and hands what it
+// cannot read to it.
+func TestQuickActionMatchesEncodingJSON(t *testing.T) {
+	actions := []episode.Action{
+		{Kind: "click"},
+		{Kind: "click", Points: []episode.Point{{X: 0.494, Y: 0.167}}, Raw: json.RawMessage(`{"action":"CLICK","info":[[494,167],[494,167]]}`)},
+		{Kind: "scroll", Points: []episode.Point{{X: 0.1, Y: 1e-7}, {X: 1, Y: 0}, {X: 0.25, Y: 0.5}}},
+		{Kind: "type", Text: "café 東京"},
+		{Kind: "type", Text: `a "quoted" <b> \ text`},
+		{Kind: "press_back", Raw: json.RawMessage(`"KEY_BACK"`)},
+		{Kind: "place", Raw: json.RawMessage(`[1,2,3]`)},
+		{Kind: `we"ird`, Text: "x", Raw: json.RawMessage(`null`)},
+		{Kind: "", Points: []episode.Point{{X: -0.5, Y: 12345.678}}},
+	}
+	for _, a := range actions {
+		b, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want episode.Action
+		json.Unmarshal(b, &want)
+		got, ok := quickAction(string(b))
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: quick %+v, encoding/json %+v", b, got, want)
+		}
+		var row dataset.StepRow
+		row.ActionJSON = string(b)
+		if err := typedAction(&row); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if row.ActionText != want.Text {
+			t.Errorf("%s: text %q, want %q", b, row.ActionText, want.Text)
+		}
+		if len(want.Points) > 0 && (row.ActionX == nil || *row.ActionX != want.Points[0].X || *row.ActionY != want.Points[0].Y) {
+			t.Errorf("%s: first point %v %v", b, row.ActionX, row.ActionY)
+		}
+	}
+	// the common shapes take the quick path
+	for _, s := range []string{`{"kind":"click","points":[{"x":0.5,"y":0.25}],"raw":{"a":1}}`, `{"kind":"type","text":"hi"}`} {
+		if _, ok := quickAction(s); !ok {
+			t.Errorf("%s: not read quickly", s)
+		}
+	}
+	for _, s := range []string{`{"kind":"click","points":[{"x":0.5}]}`, `{"kind":"click"`, `{"kind":"a","extra":1}`, `{}`} {
+		if _, ok := quickAction(s); ok {
+			t.Errorf("%s: read quickly", s)
+		}
+	}
+}
