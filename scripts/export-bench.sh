@@ -3,7 +3,9 @@
 #   1. a generated GUI Odyssey store of EPISODES episodes (default 200,000; no screenshots),
 #      exported with --no-images, beside the JSONL export of the same episodes;
 #   2. a generated store of IMAGE_EPISODES episodes (default 8,334, the v2 release's size) with
-#      its screenshots in a zip, exported with the images, beside a plain copy of as many bytes
+#      its screenshots in a zip (small synthetic PNGs), exported with the images;
+#   3. a store of IMAGE_MB megabytes of 512 KB frames (default 2048; made by the store's
+#      BenchmarkDatasetExportImages), exported with the images, beside dd writing as many bytes
 #      (what the disk allows).
 # Prints each run's wall time, rate and peak RSS. Keeps its generated stores in WORK
 # (default /tmp/agentdesk-export-bench) for the next run; delete the folder to start afresh.
@@ -49,12 +51,23 @@ rm -rf "$work/parquet" "$work/episodes.jsonl"
 db=$(store_of "$ni" zip)
 echo "== $ni episodes with their screenshots ($db)"
 rm -rf "$work/parquet-images"
-s=$(date +%s.%N)
 timed "export --format parquet" "$bin" --store "$db" export --format parquet "$work/parquet-images"
+rm -rf "$work/parquet-images"
+
+mb=${IMAGE_MB:-2048}
+db="$work/store-images-$mb.db"
+if [ ! -f "$db" ]; then
+  (cd "$here" && AGENTDESK_DATASET_BENCH_IMAGE_MB=$mb AGENTDESK_DATASET_BENCH_KEEP="$db" \
+    scripts/go.sh test -run '^$' -bench 'BenchmarkDatasetExportImages$' -benchtime 1x ./store/ >&2)
+fi
+echo "== $mb MB of 512 KB frames ($db)"
+rm -rf "$work/parquet-images"
+s=$(date +%s.%N)
+timed "export --format parquet (frames)" "$bin" --store "$db" export --format parquet "$work/parquet-images"
 e=$(date +%s.%N)
 bytes=$(du -sb "$work/parquet-images" | cut -f1)
 secs=$(echo "$e - $s" | bc)
-echo "parquet with images: $(rate "$ni" "$secs") episodes, $(awk -v b="$bytes" -v s="$secs" 'BEGIN { printf "%.0f MB/s", b / s / 1e6 }') ($bytes bytes)"
+echo "parquet with frames: $(awk -v b="$bytes" -v s="$secs" 'BEGIN { printf "%.0f MB/s", b / s / 1e6 }') ($bytes bytes in $secs s)"
 s=$(date +%s.%N)
 dd if=/dev/zero of="$work/disk-test" bs=1M count=$((bytes / 1048576 + 1)) conv=fsync status=none
 e=$(date +%s.%N)

@@ -17,7 +17,8 @@ import (
 // transaction.
 
 // DatasetRows calls episodeFn with every episode f selects and then stepFn with each of its
-// steps, in store order, reading a page of episodes at a time. Without images the steps' stored
+// steps, in store order, reading a page of episodes at a time. A step's Observation is valid
+// only during the call (it is the driver's buffer, not a copy: frames are most of the bytes). Without images the steps' stored
 // frames are not read.
 func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
@@ -108,9 +109,14 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 			FROM steps WHERE episode_id IN `+in+` ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
 			var id int64
 			var s dataset.StepRow
+			// the frame is not copied out of the driver: the sinks use it before the next row
+			var frame sql.RawBytes
 			if err := rows.Scan(&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
-				&s.ObservationRef, &s.Observation, &s.Extra); err != nil {
+				&s.ObservationRef, &frame, &s.Extra); err != nil {
 				return err
+			}
+			if frame != nil {
+				s.Observation = []byte(frame)
 			}
 			if err := upTo(id); err != nil {
 				return err

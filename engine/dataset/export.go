@@ -27,7 +27,7 @@ type Options struct {
 
 // rowGroupBytes bounds the rows a writer holds before it writes a row group: memory stays
 // bounded whatever the size of the export (a row group is buffered whole by the writer).
-const rowGroupBytes = 48 << 20
+const rowGroupBytes = 16 << 20
 
 // Exporter writes one dataset folder. Rows are streamed in with Episode, Step and Annotation;
 // Commit closes the files, names the shards, writes the card and moves the folder to its
@@ -111,7 +111,8 @@ func (x *Exporter) Episode(split string, r *EpisodeRow) error {
 	return writerFor(x, x.episodes, ConfigEpisodes, split, episodeSize).write(r)
 }
 
-// Step adds a step row to split. Its image is the stored frame (Observation) or the file (or
+// Step adds a step row to split; r.Observation may be a buffer the caller reuses after the
+// call returns (the frame is copied before Step returns). Its image is the stored frame (Observation) or the file (or
 // zip archive member, "zip:ARCHIVE!MEMBER") ObservationRef names; a step with neither, or with a file that is missing, has none.
 func (x *Exporter) Step(split string, r *StepRow) error {
 	r.Image = nil
@@ -131,7 +132,13 @@ func (x *Exporter) Step(split string, r *StepRow) error {
 			x.ImageBytes += int64(len(b))
 		}
 	}
-	err := writerFor(x, x.steps, ConfigSteps, split, stepSize).write(r)
+	w := writerFor(x, x.steps, ConfigSteps, split, stepSize)
+	err := w.write(r)
+	if err == nil && r.Image != nil && w.w != nil {
+		// the writer copies the frame now: Observation may be the caller's buffer, valid
+		// only during this call (see Step)
+		err = w.drain()
+	}
 	r.Observation = nil
 	return err
 }
