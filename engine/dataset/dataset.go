@@ -59,7 +59,8 @@ type EpisodeRow struct {
 
 // Image is the datasets library's Image feature as Parquet stores it.
 type Image struct {
-	Bytes []byte `parquet:"bytes"`
+	// PNG and JPEG are compressed already: stored as they are
+	Bytes []byte `parquet:"bytes,plain,uncompressed"`
 	Path  string `parquet:"path"`
 }
 

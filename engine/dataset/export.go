@@ -350,6 +350,10 @@ func (s *shardWriter[T]) open() error {
 		parquet.Compression(&snappy.Codec{}),
 		parquet.CreatedBy("agentdesk", "", ""),
 		parquet.PageBufferSize(1<<20),
+		// a frame's bytes as page statistics and bounds (its min and max are whole frames)
+		// tripled the file; nobody filters on them
+		parquet.SkipPageStatistics("image", "bytes"),
+		parquet.SkipPageBounds("image", "bytes"),
 	)
 	return nil
 }
@@ -388,7 +392,7 @@ func (s *shardWriter[T]) drain() error {
 		return err
 	}
 	s.grpBytes = 0
-	if s.count.n+int64(s.w.Size()) >= s.shardBytes {
+	if s.w.Size() >= s.shardBytes { // the file so far (written and buffered)
 		if err := s.closeShard(); err != nil {
 			return err
 		}
