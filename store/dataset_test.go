@@ -429,3 +429,44 @@ func TestQuickActionMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Frames are stored once: the files of a steps config of large frames are about the frames'
+// size (page statistics once held each frame twice more).
+func TestDatasetFramesStoredOnce(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	e := &episode.Episode{Source: episode.SourceGridworld, ExternalID: "big"}
+	total := 0
+	for i := 0; i < 6; i++ {
+		frame := make([]byte, 256<<10)
+		for k := range frame {
+			frame[k] = byte(k*7 + i*13 + k>>9)
+		}
+		copy(frame, []byte{0xFF, 0xD8, 0xFF, 0xE0})
+		total += len(frame)
+		e.Steps = append(e.Steps, episode.Step{Index: i, Observation: frame})
+	}
+	if err := s.SaveEpisode(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "ds")
+	sum, err := s.ExportDataset(ctx, dest, DatasetExport{Episodes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	for _, f := range sum.Files[dataset.ConfigSteps] {
+		fi, err := os.Stat(filepath.Join(dest, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if size > int64(total)*11/10 {
+		t.Fatalf("%d bytes of frames take %d bytes of Parquet", total, size)
+	}
+}
