@@ -1,6 +1,7 @@
 // Reads a dataset folder written by `agentdesk export --format parquet` with DuckDB (a reader
 // nobody here wrote) and checks it against its own card:
-//   - every config the card names points at files that exist (its data_files globs match);
+//   - every config the card names points at files that exist (its data_files globs match), and
+//     each split holds the num_examples the card gives it (the datasets library checks them);
 //   - DuckDB reads every file of it, and each column has the type the card's features give;
 //   - every image decodes as far as its header: PNG or JPEG magic and positive dimensions.
 // Prints {"rows": {config: n}, "images": n, "checked": [...]} on stdout and exits 1 naming
@@ -30,6 +31,8 @@ function readCard(file) {
   if (!m) throw new Error(`${file}: no YAML header`);
   const configs = {}; // name -> [{split, path}]
   const features = {}; // name -> [{name, dtype}]
+  const examples = {}; // name -> {split: num_examples}
+  let splitName = null;
   let section = '', cur = null, item = null;
   const unquote = (s) => s.trim().replace(/^"(.*)"$/, '$1');
   m[1].split('\n').forEach((line, i) => {
@@ -47,7 +50,11 @@ function readCard(file) {
       if ((mm = line.match(/^  - split:\s*(.+)$/))) { item = { split: unquote(mm[1]) }; configs[cur].push(item); }
       else if ((mm = line.match(/^    path:\s*(.+)$/))) { if (!item) problem(`${at}: path without split`); else item.path = unquote(mm[1]); }
     } else if (section === 'dataset_info') {
-      if (item !== 'splits' && (mm = line.match(/^  - name:\s*(.+)$/))) {
+      if (item === 'splits' && (mm = line.match(/^  - name:\s*(.+)$/))) {
+        splitName = unquote(mm[1]);
+      } else if (item === 'splits' && (mm = line.match(/^    num_examples:\s*(\d+)$/))) {
+        (examples[cur] = examples[cur] || {})[splitName] = Number(mm[1]);
+      } else if (item !== 'splits' && (mm = line.match(/^  - name:\s*(.+)$/))) {
         features[cur].push({ name: unquote(mm[1]) });
       } else if ((mm = line.match(/^    (dtype|sequence):\s*(.+)$/))) {
         const f = features[cur][features[cur].length - 1];
@@ -56,7 +63,7 @@ function readCard(file) {
       else if (line.match(/^  features:/)) { item = null; }
     }
   });
-  return { configs, features };
+  return { configs, features, examples };
 }
 
 // DuckDB's type for a card dtype.
@@ -115,6 +122,9 @@ async function main() {
       const source = `read_parquet(${sqlString(path.join(dataset, glob))})`;
       const count = (await conn.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${source}`)).getRowObjectsJS()[0].n;
       out.rows[config] += Number(count);
+      const want = (card.examples[config] || {})[split];
+      if (want === undefined) problem(`config ${config} split ${split}: the card's dataset_info gives no num_examples`);
+      else if (want !== Number(count)) problem(`config ${config} split ${split}: DuckDB reads ${count} rows, the card says num_examples ${want}`);
       const described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`)).getRowObjectsJS();
       const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
       const feats = card.features[config] || [];

@@ -76,7 +76,8 @@ func TestExporterShardsNamesAndCard(t *testing.T) {
 	}
 	card, _ := os.ReadFile(filepath.Join(dest, "README.md"))
 	for _, want := range []string{"- config_name: steps\n  data_files:\n  - split: test\n    path: \"steps/test-*.parquet\"\n  - split: train",
-		"  - name: image\n    dtype: image\n", "  - name: apps\n    sequence: string\n", "- config_name: annotations"} {
+		"  - name: image\n    dtype: image\n", "  - name: apps\n    sequence: string\n", "- config_name: annotations",
+		"  - name: test\n    num_bytes: ", "    num_examples: 100\n  - name: train\n", "    num_examples: 200\n"} {
 		if !strings.Contains(string(card), want) {
 			t.Fatalf("card lacks %q:\n%s", want, card)
 		}

@@ -50,6 +50,9 @@ type Summary struct {
 	Dest  string
 	Rows  map[string]int64    // by config
 	Files map[string][]string // by config, relative to Dest
+	// SplitRows and SplitBytes count each config's rows and file bytes by split (the card's
+	// splits: the datasets library checks num_examples against what it reads).
+	SplitRows, SplitBytes map[string]map[string]int64
 	// MissingImages counts steps whose frame file named by the store was missing.
 	MissingImages int
 }
@@ -206,7 +209,8 @@ func (x *Exporter) Abort() {
 // the destination's place. configs lists the configs exported even when empty (an empty
 // split file is written so that the card's configs always point at files).
 func (x *Exporter) Commit(configs []string) (Summary, error) {
-	sum := Summary{Dest: x.dest, Rows: map[string]int64{}, Files: map[string][]string{}, MissingImages: x.MissingImages}
+	sum := Summary{Dest: x.dest, Rows: map[string]int64{}, Files: map[string][]string{}, MissingImages: x.MissingImages,
+		SplitRows: map[string]map[string]int64{}, SplitBytes: map[string]map[string]int64{}}
 	want := map[string]bool{}
 	for _, c := range configs {
 		want[c] = true
@@ -228,6 +232,15 @@ func (x *Exporter) Commit(configs []string) (Summary, error) {
 			}
 			sum.Rows[config] += rows
 			sum.Files[config] = append(sum.Files[config], files...)
+			if sum.SplitRows[config] == nil {
+				sum.SplitRows[config], sum.SplitBytes[config] = map[string]int64{}, map[string]int64{}
+			}
+			sum.SplitRows[config][s] += rows
+			for _, f := range files {
+				if fi, e := os.Stat(filepath.Join(x.tmp, f)); e == nil {
+					sum.SplitBytes[config][s] += fi.Size()
+				}
+			}
 		}
 	}
 	finish(ConfigEpisodes, keys(x.episodes), func(s string) ([]string, int64, error) {
@@ -494,9 +507,12 @@ func card(sum Summary, prose string) string {
 			}
 		}
 		b.WriteString("  splits:\n")
+		var size int64
 		for _, split := range splitsOf(sum.Files[c]) {
-			fmt.Fprintf(&b, "  - name: %s\n", split)
+			fmt.Fprintf(&b, "  - name: %s\n    num_bytes: %d\n    num_examples: %d\n", split, sum.SplitBytes[c][split], sum.SplitRows[c][split])
+			size += sum.SplitBytes[c][split]
 		}
+		fmt.Fprintf(&b, "  download_size: %d\n  dataset_size: %d\n", size, size)
 	}
 	b.WriteString("---\n\n")
 	if prose == "" {
