@@ -108,8 +108,8 @@ bench:
 	xvfb-run -a $(GO) test -run '^$$' -bench . -benchmem ./...
 
 # The Parquet export at full scale (scripts/export-bench.sh: 200k generated episodes without
-# images beside the JSONL export, 8,334 with their screenshots beside the disk's own rate; peak
-# RSS of each). Not run by CI: generating and importing the store takes minutes.
+# images beside the JSONL export, 8,334 with their screenshots, 2 GB of 512 KB frames beside the
+# disk's own rate; peak RSS of each). Not run by CI: making the stores takes many minutes.
 bench-export: build
 	scripts/export-bench.sh
 
