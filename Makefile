@@ -12,7 +12,7 @@ LDFLAGS := -X $(MODULE)/app.Version=$(VERSION)
 BIN     := bin/agentdesk
 DIST    := dist
 
-.PHONY: pylib pytest pybench wheel all run build release release-bin deps test test-race vet fmt-check bench fuzz reliability package \
+.PHONY: pylib pytest pybench wheel all run build release release-bin deps test test-race vet fmt-check bench bench-export fuzz reliability package \
         package-windows test-windows package-check licenses icon ui-tour readme-screenshots clean
 
 all: build
@@ -26,10 +26,12 @@ build: deps
 run: build
 	./$(BIN)
 
-# Every test: vet, formatting, the whole suite under a virtual display (GL tests need one),
+# Every test: vet, formatting, the whole suite under a virtual display (GL tests need one)
+# (DuckDB's Node.js client installed first, outside the clone, for the Parquet export's check),
 # and the race detector over the engine and store packages.
 test:
 	@scripts/deps.sh test
+	@scripts/duckdb-deps.sh >/dev/null
 	$(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
@@ -104,6 +106,12 @@ readme-screenshots:
 bench:
 	@scripts/deps.sh test
 	xvfb-run -a $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The Parquet export at full scale (scripts/export-bench.sh: 200k generated episodes without
+# images beside the JSONL export, 8,334 with their screenshots, 2 GB of 512 KB frames beside the
+# disk's own rate; peak RSS of each). Not run by CI: making the stores takes many minutes.
+bench-export: build
+	scripts/export-bench.sh
 
 # Every fuzz target for FUZZTIME each (default 60s), minimisation bounded so the time goes to
 # fuzzing; crashers stay in testdata/fuzz as regression seeds. Not run by CI.

@@ -67,7 +67,7 @@ func (e *env) openStore() (*store.Store, error) {
 // readingCommands only read the store: they open it read-only, so that they work on a store
 // that is damaged (Agentdesk refuses to write to one) and never wait for a writer. Exports are
 // how what can still be read leaves a damaged store.
-var readingCommands = [][]string{{"odyssey", "export"}, {"eval", "export"}, {"eval", "codes"}}
+var readingCommands = [][]string{{"odyssey", "export"}, {"eval", "export"}, {"eval", "codes"}, {"export"}}
 
 func (e *env) onlyReads() bool {
 	for _, c := range readingCommands {
@@ -145,6 +145,8 @@ var root = &command{name: "agentdesk", sub: []*command{
 	evalCommands(),
 	odysseyCommands(),
 	samplesCommands(),
+	exportCommand(),
+	importCommand(),
 }}
 
 // Main runs Agentdesk with the process arguments (without the program name) and returns the

@@ -92,6 +92,8 @@ var stopWords = map[string]string{
 	"samples remove":          "the store is unchanged",
 	"eval serve":              "every answer given is saved",
 	"eval annotate":           "every answer the model gave before the signal is saved; run it again to continue with the units not yet answered",
+	"export":                  "the destination is as it was; nothing was written there",
+	"import":                  "the import was rolled back; the store is unchanged",
 }
 
 // serving are the commands for which a signal is the normal end: they print "Stopped." and

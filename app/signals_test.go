@@ -150,6 +150,10 @@ func TestSignalsStopEveryLongCommand(t *testing.T) {
 	}
 	examples := mustAbs(t, "../engine/template/examples")
 	ody := filepath.Join(conformance.RepoDir(t, "odyssey"), "sample")
+	exported := filepath.Join(dir, "exported")
+	if r := runCLI(t, "--store", db, "export", "--format", "parquet", exported); r.code != 0 {
+		t.Fatal(r)
+	}
 	cases := []struct {
 		args []string
 		kept string
@@ -166,6 +170,8 @@ func TestSignalsStopEveryLongCommand(t *testing.T) {
 		{[]string{"gridworld", "bench", "--steps", "100000"}, "nothing was written"},
 		{[]string{"--store", db, "eval", "export", "P", "--format", "csv", "--out", filepath.Join(out, "x.csv")}, "each exported file is as it was or complete; none is half-written"},
 		{[]string{"--store", db, "eval", "stats", "P"}, "the store is unchanged"},
+		{[]string{"--store", db, "export", "--format", "parquet", filepath.Join(out, "ds")}, filepath.Join(out, "ds") + " is as it was; nothing was written there"},
+		{[]string{"--store", db, "import", "--format", "parquet", exported}, "the import was rolled back; the store is unchanged"},
 		{[]string{"--store", db, "gridworld", "play"}, "the app was closed; what it saved before the signal is kept"},
 		{[]string{"template", "parse", "--task", filepath.Join(examples, "tasks", "buy_headphones.task"), "-p", filepath.Join(examples, "templates"),
 			"-o", filepath.Join(out, "t.textproto")}, "no task definition was written"},

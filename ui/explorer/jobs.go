@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/agentdesk/agentdesk/engine/dataset"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 	"github.com/agentdesk/agentdesk/ui/widgets"
 	"github.com/agentdesk/agentdesk/ui/workspace"
@@ -33,7 +34,8 @@ func (x *Workspace) runJob(title string, work func(ctx context.Context, report w
 	})
 }
 
-// importDialog asks for a GUI Odyssey folder and imports it.
+// importDialog asks for a GUI Odyssey folder, or a Hugging Face dataset folder an export
+// wrote, and imports it.
 func (x *Workspace) importDialog() {
 	if x.host.Window() == nil {
 		return
@@ -86,9 +88,17 @@ func (x *Workspace) Open(path string, _ int) error {
 	return nil
 }
 
-// importFolder imports a GUI Odyssey dataset folder with a progress dialog.
+// importFolder imports a GUI Odyssey dataset folder, or a Hugging Face dataset folder written
+// by Export… (its dataset card and Parquet files), with a progress dialog.
 func (x *Workspace) importFolder(dir string) *workspace.Task {
 	st := x.st
+	if dataset.CheckFolder(dir) == nil {
+		return x.runJob("Import "+filepath.Base(dir), func(ctx context.Context, report func(float64, string)) (string, error) {
+			return st.ImportDatasetFolder(ctx, dir, func(phase string, done int) {
+				report(-1, fmt.Sprintf("%s: %d read", phase, done))
+			})
+		}, func(string, error) { x.storeChanged() })
+	}
 	return x.runJob("Import "+filepath.Base(dir), func(ctx context.Context, report func(float64, string)) (string, error) {
 		summary, warnings, err := st.ImportOdysseyFolder(ctx, dir, func(phase string, done, total int) {
 			frac := -1.0
@@ -109,10 +119,18 @@ func (x *Workspace) importFolder(dir string) *workspace.Task {
 	}, func(string, error) { x.storeChanged() })
 }
 
+// Export formats of the whole selection, every source (beside the GUI Odyssey ones).
+const (
+	formatParquet  = "parquet"
+	formatShareGPT = "sharegpt"
+)
+
 // exportFormats are the choices of "Export selection".
 var exportFormats = []struct{ label, format string }{
 	{"JSON Lines (one file, one episode a line)", odyssey.FormatJSONL},
 	{"Original per-episode JSON files (annotations/<id>.json in a folder)", odyssey.FormatJSON},
+	{"Hugging Face dataset (Parquet files and a dataset card in a folder; every source)", formatParquet},
+	{"Training chats for LLaMA-Factory (ShareGPT JSON and frames in a folder; every source)", formatShareGPT},
 }
 
 // exportDialog asks for a format and a destination, then exports the selection.
@@ -127,11 +145,11 @@ func (x *Workspace) exportDialog() {
 	}
 	choice := widget.NewRadioGroup(labels, nil)
 	choice.SetSelected(labels[0])
-	info := widget.NewLabel(fmt.Sprintf("Exports the GUI Odyssey episodes of the selection (%s; %s) in the original annotation format.",
+	info := widget.NewLabel(fmt.Sprintf("Exports the selection (%s; %s): its GUI Odyssey episodes in the original annotation format, or every episode as a Hugging Face dataset or as training chats.",
 		x.filter.Describe(), widgets.Plural(x.count, "episode")))
 	info.Wrapping = fyne.TextWrapWord
 	dialog.ShowCustomConfirm("Export selection", "Choose destination…", "Cancel",
-		container.NewGridWrap(fyne.NewSize(520, 150), container.NewVBox(info, choice)), func(ok bool) {
+		container.NewGridWrap(fyne.NewSize(560, 210), container.NewVBox(info, choice)), func(ok bool) {
 			if !ok {
 				return
 			}
@@ -141,10 +159,10 @@ func (x *Workspace) exportDialog() {
 					format = f.format
 				}
 			}
-			if format == odyssey.FormatJSON {
+			if format != odyssey.FormatJSONL {
 				dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
 					if err == nil && l != nil {
-						x.exportTo(format, l.Path())
+						x.exportTo(format, exportFolder(format, l.Path()))
 					}
 				}, w)
 				return
@@ -162,13 +180,40 @@ func (x *Workspace) exportDialog() {
 		}, w)
 }
 
+// exportFolder is where a folder export goes when the user chose dir: dir itself when it is
+// empty or holds an earlier export of the format (which the export replaces whole), else a
+// new folder in it.
+func exportFolder(format, dir string) string {
+	marker, sub := "", ""
+	switch format {
+	case formatParquet:
+		marker, sub = "README.md", "agentdesk-dataset"
+	case formatShareGPT:
+		marker, sub = "dataset_info.json", "agentdesk-chats"
+	default:
+		return dir
+	}
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) == 0 {
+		return dir
+	}
+	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+		return dir
+	}
+	return filepath.Join(dir, sub)
+}
+
 // exportTo exports the selection with a progress dialog.
 func (x *Workspace) exportTo(format, dest string) *workspace.Task {
 	st, f := x.st, x.filter
 	return x.runJob("Export selection", func(ctx context.Context, report func(float64, string)) (string, error) {
-		n, skipped, err := st.ExportEpisodes(ctx, f, format, dest, func(done, total int) {
+		progress := func(done, total int) {
 			report(float64(done)/float64(max(total, 1)), fmt.Sprintf("%d of %d episodes", done, total))
-		})
+		}
+		if format == formatParquet || format == formatShareGPT {
+			return st.ExportDatasetFolder(ctx, f, format, dest, progress)
+		}
+		n, skipped, err := st.ExportEpisodes(ctx, f, format, dest, progress)
 		if err != nil {
 			return "", err
 		}

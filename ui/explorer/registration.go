@@ -61,6 +61,12 @@ type Store interface {
 	ImportOdysseyFolder(ctx context.Context, dir string, progress func(phase string, done, total int)) (string, []string, error)
 	// ExportEpisodes writes the selection's GUI Odyssey episodes as JSONL or original files.
 	ExportEpisodes(ctx context.Context, f episode.Filter, format, dest string, progress func(done, total int)) (written, skipped int, err error)
+	// ExportDatasetFolder writes the selection's episodes, every source, to a folder as a
+	// Hugging Face dataset ("parquet") or training chats ("sharegpt"), and says what it wrote.
+	ExportDatasetFolder(ctx context.Context, f episode.Filter, format, dest string, progress func(done, total int)) (string, error)
+	// ImportDatasetFolder reads a Hugging Face dataset folder written by that export back, in
+	// one transaction, and says what it stored.
+	ImportDatasetFolder(ctx context.Context, dir string, progress func(phase string, done int)) (string, error)
 	// ScorePredictionsFile scores a prediction file against a split ("official", "lenient" or
 	// "strict" mode) as the official evaluator does and saves the run, labelled with the prompt
 	// level ("high", "low"); metric overrides the split's (user splits; "" keeps it). It returns

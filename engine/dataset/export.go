@@ -1,0 +1,570 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/odyssey"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+)
+
+// Options tune an export.
+type Options struct {
+	// ShardBytes is the size at which a split's file is closed and the next begun
+	// (DefaultShardBytes when 0).
+	ShardBytes int64
+	// NoImages leaves the image column empty (the frames are neither read nor written).
+	NoImages bool
+	// Card is the dataset card's prose, written below its YAML header; a default when "".
+	Card string
+}
+
+// rowGroupBytes bounds the rows a writer holds before it writes a row group: memory stays
+// bounded whatever the size of the export (a row group is buffered whole by the writer).
+const rowGroupBytes = 16 << 20
+
+// Exporter writes one dataset folder. Rows are streamed in with Episode, Step and Annotation;
+// Commit closes the files, names the shards, writes the card and moves the folder to its
+// destination; Abort removes what was written. Nothing appears at the destination before
+// Commit, and a destination replaced by Commit is replaced whole.
+type Exporter struct {
+	dest, tmp string
+	opts      Options
+	episodes  map[string]*shardWriter[EpisodeRow]
+	steps     map[string]*shardWriter[StepRow]
+	notes     map[string]*shardWriter[AnnotationRow]
+	// MissingImages counts steps whose frame file could not be read.
+	MissingImages int
+	// ImageBytes counts the frame bytes written.
+	ImageBytes int64
+}
+
+// Summary says what an export wrote.
+type Summary struct {
+	Dest  string
+	Rows  map[string]int64    // by config
+	Files map[string][]string // by config, relative to Dest
+	// SplitRows and SplitBytes count each config's rows and file bytes by split (the card's
+	// splits: the datasets library checks num_examples against what it reads).
+	SplitRows, SplitBytes map[string]map[string]int64
+	// MissingImages counts steps whose frame file named by the store was missing.
+	MissingImages int
+}
+
+// NewExporter starts an export to dest, writing into a temporary folder beside it. dest must
+// not exist, or be a dataset folder (holding a README.md) that Commit replaces.
+func NewExporter(dest string, opts Options) (*Exporter, error) {
+	if opts.ShardBytes <= 0 {
+		opts.ShardBytes = DefaultShardBytes
+	}
+	tmp, err := tempBeside(dest, "README.md")
+	if err != nil {
+		return nil, err
+	}
+	return &Exporter{dest: dest, tmp: tmp, opts: opts,
+		episodes: map[string]*shardWriter[EpisodeRow]{},
+		steps:    map[string]*shardWriter[StepRow]{},
+		notes:    map[string]*shardWriter[AnnotationRow]{},
+	}, nil
+}
+
+// tempBeside checks that dest does not exist or is an earlier export (holding marker), and
+// makes the temporary folder beside it that the export is written into.
+func tempBeside(dest, marker string) (string, error) {
+	if fi, err := os.Stat(dest); err == nil {
+		if !fi.IsDir() {
+			return "", fmt.Errorf("%s: exists and is not a folder", dest)
+		}
+		entries, err := os.ReadDir(dest)
+		if err != nil {
+			return "", err
+		}
+		if len(entries) > 0 {
+			if _, err := os.Stat(filepath.Join(dest, marker)); err != nil {
+				return "", fmt.Errorf("%s: a folder that is not an export (no %s): choose another destination", dest, marker)
+			}
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	parent := filepath.Dir(filepath.Clean(dest))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(parent, "."+filepath.Base(dest)+".tmp-")
+}
+
+func writerFor[T any](x *Exporter, m map[string]*shardWriter[T], config, split string, size func(*T) int64) *shardWriter[T] {
+	w := m[split]
+	if w == nil {
+		w = &shardWriter[T]{dir: filepath.Join(x.tmp, config), config: config, split: split, shardBytes: x.opts.ShardBytes, size: size}
+		m[split] = w
+	}
+	return w
+}
+
+// Episode adds an episode row to split.
+func (x *Exporter) Episode(split string, r *EpisodeRow) error {
+	return writerFor(x, x.episodes, ConfigEpisodes, split, episodeSize).write(r)
+}
+
+// Step adds a step row to split; r.Observation may be a buffer the caller reuses after the
+// call returns (the frame is copied before Step returns). Its image is the stored frame (Observation) or the file (or
+// zip archive member, "zip:ARCHIVE!MEMBER") ObservationRef names; a step with neither, or with a file that is missing, has none.
+func (x *Exporter) Step(split string, r *StepRow) error {
+	r.Image = nil
+	if !x.opts.NoImages {
+		b := r.Observation
+		if b == nil && r.ObservationRef != "" {
+			var err error
+			if b, err = readFrame(r.ObservationRef); err != nil {
+				if !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("episode %s step %d frame: %w", r.EpisodeID, r.Step, err)
+				}
+				x.MissingImages++
+			}
+		}
+		if b != nil {
+			r.Image = &Image{Bytes: b, Path: imagePath(r, b)}
+			x.ImageBytes += int64(len(b))
+		}
+	}
+	w := writerFor(x, x.steps, ConfigSteps, split, stepSize)
+	err := w.write(r)
+	if err == nil && r.Image != nil && w.w != nil {
+		// the writer copies the frame now: Observation may be the caller's buffer, valid
+		// only during this call (see Step)
+		err = w.drain()
+	}
+	r.Observation = nil
+	return err
+}
+
+// readFrame reads a frame file or zip member ("zip:ARCHIVE!MEMBER") as the Odyssey import
+// names them; a missing one is an error wrapping os.ErrNotExist.
+func readFrame(ref string) ([]byte, error) { return odyssey.ReadScreenshot(ref) }
+
+// imagePath names a frame in the Image feature's path: the stored file's name, or one made of
+// the episode and step.
+func imagePath(r *StepRow, b []byte) string {
+	if r.ObservationRef != "" {
+		return filepath.Base(r.ObservationRef)
+	}
+	ext := ImageExt(b)
+	if ext == "" {
+		ext = "bin"
+	}
+	return fmt.Sprintf("%s_%s_%05d.%s", r.Source, r.EpisodeID, r.Step, ext)
+}
+
+// Annotation adds an evaluation answer to split.
+func (x *Exporter) Annotation(split string, r *AnnotationRow) error {
+	return writerFor(x, x.notes, ConfigAnnotations, split, annotationSize).write(r)
+}
+
+func episodeSize(r *EpisodeRow) int64 {
+	n := len(r.EpisodeID) + len(r.Source) + len(r.Task) + len(r.Instruction) + len(r.MetaTask) +
+		len(r.Category) + len(r.Device) + len(r.Facets) + len(r.Metadata) + 64
+	for _, a := range r.Apps {
+		n += len(a) + 8
+	}
+	return int64(n)
+}
+
+func stepSize(r *StepRow) int64 {
+	n := len(r.EpisodeID) + len(r.Source) + len(r.ActionKind) + len(r.ActionText) + len(r.Action) +
+		len(r.ActionJSON) + len(r.Instruction) + len(r.ObservationRef) + len(r.Extra) + 80
+	if r.Image != nil {
+		n += len(r.Image.Bytes) + len(r.Image.Path)
+	}
+	return int64(n)
+}
+
+func annotationSize(r *AnnotationRow) int64 {
+	return int64(len(r.Project) + len(r.Participant) + len(r.UnitKind) + len(r.TypeName) + len(r.Question) + len(r.Value) + 80)
+}
+
+// Abort removes the temporary folder; the destination is untouched.
+func (x *Exporter) Abort() {
+	for _, w := range x.episodes {
+		w.abort()
+	}
+	for _, w := range x.steps {
+		w.abort()
+	}
+	for _, w := range x.notes {
+		w.abort()
+	}
+	os.RemoveAll(x.tmp)
+}
+
+// Commit finishes the export: every config that received rows gets its files (each split's
+// shards named <split>-NNNNN-of-MMMMM.parquet) and the card names them; the folder then takes
+// the destination's place. configs lists the configs exported even when empty (an empty
+// split file is written so that the card's configs always point at files).
+func (x *Exporter) Commit(configs []string) (Summary, error) {
+	sum := Summary{Dest: x.dest, Rows: map[string]int64{}, Files: map[string][]string{}, MissingImages: x.MissingImages,
+		SplitRows: map[string]map[string]int64{}, SplitBytes: map[string]map[string]int64{}}
+	want := map[string]bool{}
+	for _, c := range configs {
+		want[c] = true
+	}
+	var err error
+	finish := func(config string, splits []string, close func(split string) ([]string, int64, error)) {
+		if err != nil {
+			return
+		}
+		if len(splits) == 0 && want[config] {
+			splits = []string{DefaultSplit}
+		}
+		sort.Strings(splits)
+		for _, s := range splits {
+			files, rows, e := close(s)
+			if e != nil {
+				err = e
+				return
+			}
+			sum.Rows[config] += rows
+			sum.Files[config] = append(sum.Files[config], files...)
+			if sum.SplitRows[config] == nil {
+				sum.SplitRows[config], sum.SplitBytes[config] = map[string]int64{}, map[string]int64{}
+			}
+			sum.SplitRows[config][s] += rows
+			for _, f := range files {
+				if fi, e := os.Stat(filepath.Join(x.tmp, f)); e == nil {
+					sum.SplitBytes[config][s] += fi.Size()
+				}
+			}
+		}
+	}
+	finish(ConfigEpisodes, keys(x.episodes), func(s string) ([]string, int64, error) {
+		return writerFor(x, x.episodes, ConfigEpisodes, s, episodeSize).finish(x.tmp)
+	})
+	finish(ConfigSteps, keys(x.steps), func(s string) ([]string, int64, error) {
+		return writerFor(x, x.steps, ConfigSteps, s, stepSize).finish(x.tmp)
+	})
+	finish(ConfigAnnotations, keys(x.notes), func(s string) ([]string, int64, error) {
+		return writerFor(x, x.notes, ConfigAnnotations, s, annotationSize).finish(x.tmp)
+	})
+	if err == nil {
+		err = writeFileSync(filepath.Join(x.tmp, "README.md"), []byte(card(sum, x.opts.Card)))
+	}
+	if err == nil {
+		err = x.swapIn()
+	}
+	if err != nil {
+		x.Abort()
+		return sum, err
+	}
+	return sum, nil
+}
+
+func keys[T any](m map[string]*shardWriter[T]) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (x *Exporter) swapIn() error { return swapIn(x.tmp, x.dest) }
+
+// swapIn moves a finished folder to the destination, replacing an earlier export whole.
+func swapIn(tmp, dest string) error {
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dest); err == nil {
+		return syncDir(filepath.Dir(dest))
+	}
+	old := tmp + ".old"
+	if err := os.Rename(dest, old); err != nil {
+		return fmt.Errorf("%s: %w", dest, err)
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		os.Rename(old, dest)
+		return fmt.Errorf("%s: %w", dest, err)
+	}
+	os.RemoveAll(old)
+	return syncDir(filepath.Dir(dest))
+}
+
+func writeFileSync(path string, b []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	d.Sync() // not every file system syncs folders; the rename itself is what matters
+	return nil
+}
+
+// shardWriter writes one split of one config as numbered shards.
+type shardWriter[T any] struct {
+	dir, config, split string
+	shardBytes         int64
+	size               func(*T) int64
+
+	f        *os.File
+	count    countingWriter
+	w        *parquet.GenericWriter[T]
+	buf      []T
+	bufBytes int64
+	grpBytes int64
+	shards   []string // temporary paths, in order
+	rows     int64
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (s *shardWriter[T]) open() error {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(s.dir, fmt.Sprintf("%s-%05d.parquet.part", s.split, len(s.shards)))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	s.f, s.count = f, countingWriter{w: f}
+	s.shards = append(s.shards, path)
+	s.w = parquet.NewGenericWriter[T](&s.count,
+		parquet.Compression(&snappy.Codec{}),
+		parquet.CreatedBy("agentdesk", "", ""),
+		parquet.PageBufferSize(1<<20),
+		// a frame's bytes as page statistics and bounds (its min and max are whole frames)
+		// tripled the file; nobody filters on them
+		parquet.SkipPageStatistics("image", "bytes"),
+		parquet.SkipPageBounds("image", "bytes"),
+	)
+	return nil
+}
+
+func (s *shardWriter[T]) write(r *T) error {
+	if s.w == nil {
+		if err := s.open(); err != nil {
+			return err
+		}
+	}
+	s.buf = append(s.buf, *r)
+	n := s.size(r)
+	s.bufBytes += n
+	if len(s.buf) >= 512 || s.bufBytes >= min(8<<20, s.groupLimit()) {
+		return s.drain()
+	}
+	return nil
+}
+
+// drain hands the buffered rows to the Parquet writer, ends the row group when it is large
+// enough, and starts the next shard when this one has reached its size.
+func (s *shardWriter[T]) drain() error {
+	if len(s.buf) > 0 {
+		if _, err := s.w.Write(s.buf); err != nil {
+			return fmt.Errorf("%s: %w", s.shards[len(s.shards)-1], err)
+		}
+		s.rows += int64(len(s.buf))
+		s.grpBytes += s.bufBytes
+		clear(s.buf)
+		s.buf, s.bufBytes = s.buf[:0], 0
+	}
+	if s.grpBytes < s.groupLimit() {
+		return nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	s.grpBytes = 0
+	if s.w.Size() >= s.shardBytes { // the file so far (written and buffered)
+		if err := s.closeShard(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupLimit is the size of a row group: rowGroupBytes, or less so that a shard holds a few.
+func (s *shardWriter[T]) groupLimit() int64 {
+	return max(min(rowGroupBytes, s.shardBytes/4), 1)
+}
+
+func (s *shardWriter[T]) closeShard() error {
+	if s.w == nil {
+		return nil
+	}
+	path := s.shards[len(s.shards)-1]
+	err := s.w.Close()
+	if err == nil {
+		err = s.f.Sync()
+	}
+	if e := s.f.Close(); err == nil {
+		err = e
+	}
+	s.w, s.f = nil, nil
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// finish closes the split's last shard and names every shard as the Hub does; it returns the
+// files relative to root and the rows written.
+func (s *shardWriter[T]) finish(root string) ([]string, int64, error) {
+	if s.w == nil && (len(s.buf) > 0 || len(s.shards) == 0) {
+		if err := s.open(); err != nil {
+			return nil, 0, err
+		}
+	}
+	if s.w != nil {
+		if len(s.buf) > 0 {
+			if _, err := s.w.Write(s.buf); err != nil {
+				return nil, 0, err
+			}
+			s.rows += int64(len(s.buf))
+			s.buf = nil
+		}
+		if err := s.closeShard(); err != nil {
+			return nil, 0, err
+		}
+	}
+	var out []string
+	for i, p := range s.shards {
+		name := fmt.Sprintf("%s-%05d-of-%05d.parquet", s.split, i, len(s.shards))
+		final := filepath.Join(s.dir, name)
+		if err := os.Rename(p, final); err != nil {
+			return nil, 0, err
+		}
+		rel, _ := filepath.Rel(root, final)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out, s.rows, nil
+}
+
+func (s *shardWriter[T]) abort() {
+	if s.f != nil {
+		s.f.Close()
+		s.w, s.f = nil, nil
+	}
+}
+
+// card writes the dataset card: the YAML header the Hub and the datasets library read
+// (configs with their data files, features with their types), then prose.
+func card(sum Summary, prose string) string {
+	var b strings.Builder
+	b.WriteString("---\nconfigs:\n")
+	for _, c := range Configs {
+		files := sum.Files[c]
+		if len(files) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "- config_name: %s\n  data_files:\n", c)
+		for _, split := range splitsOf(files) {
+			fmt.Fprintf(&b, "  - split: %s\n    path: \"%s/%s-*.parquet\"\n", split, c, split)
+		}
+	}
+	b.WriteString("dataset_info:\n")
+	for _, c := range Configs {
+		if len(sum.Files[c]) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "- config_name: %s\n  features:\n", c)
+		for _, f := range features[c] {
+			fmt.Fprintf(&b, "  - name: %s\n", f.name)
+			if elem, ok := strings.CutPrefix(f.dtype, "list:"); ok {
+				fmt.Fprintf(&b, "    sequence: %s\n", elem)
+			} else {
+				fmt.Fprintf(&b, "    dtype: %s\n", yamlScalar(f.dtype))
+			}
+		}
+		b.WriteString("  splits:\n")
+		var size int64
+		for _, split := range splitsOf(sum.Files[c]) {
+			fmt.Fprintf(&b, "  - name: %s\n    num_bytes: %d\n    num_examples: %d\n", split, sum.SplitBytes[c][split], sum.SplitRows[c][split])
+			size += sum.SplitBytes[c][split]
+		}
+		fmt.Fprintf(&b, "  download_size: %d\n  dataset_size: %d\n", size, size)
+	}
+	b.WriteString("---\n\n")
+	if prose == "" {
+		prose = defaultProse(sum)
+	}
+	b.WriteString(prose)
+	return b.String()
+}
+
+func yamlScalar(s string) string {
+	if strings.ContainsAny(s, "[]:,") {
+		return `"` + s + `"`
+	}
+	return s
+}
+
+// splitsOf lists the splits of a config's files (named <split>-NNNNN-of-MMMMM.parquet).
+func splitsOf(files []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		base := filepath.Base(f)
+		i := strings.LastIndex(strings.TrimSuffix(base, ".parquet"), "-of-")
+		if i < 0 {
+			continue
+		}
+		split := base[:i]
+		split = split[:strings.LastIndex(split, "-")]
+		if !seen[split] {
+			seen[split] = true
+			out = append(out, split)
+		}
+	}
+	return out
+}
+
+func defaultProse(sum Summary) string {
+	var b strings.Builder
+	b.WriteString("# Agentdesk export\n\nExported by `agentdesk export --format parquet`.\n\n")
+	b.WriteString("| config | rows | files |\n|---|---|---|\n")
+	for _, c := range Configs {
+		if len(sum.Files[c]) > 0 {
+			fmt.Fprintf(&b, "| %s | %d | %d |\n", c, sum.Rows[c], len(sum.Files[c]))
+		}
+	}
+	b.WriteString(`
+- episodes: one row per episode; episode_id is the source's own id.
+- steps: one row per step; image is the frame (datasets Image feature: {bytes, path}).
+- annotations: one row per evaluation answer; participants are pseudonyms unless exported with names.
+
+Load with ` + "`datasets.load_dataset(\"path/to/this/folder\", \"steps\")`" + ` or query with DuckDB:
+` + "`SELECT source, count(*) FROM 'episodes/*.parquet' GROUP BY source`" + `.
+`)
+	return b.String()
+}

@@ -1,0 +1,584 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/dataset"
+	"github.com/agentdesk/agentdesk/engine/episode"
+)
+
+// Episodes, steps and evaluation answers as rows of a Hugging Face dataset (engine/dataset):
+// read a page of episodes at a time, so an export never holds the store, and read back in one
+// transaction.
+
+// DatasetRows calls episodeFn with every episode f selects and then stepFn with each of its
+// steps, in store order, reading a page of episodes at a time. A step's Observation is valid
+// only during the call (it is the driver's buffer, not a copy: frames are most of the bytes). Without images the steps' stored
+// frames are not read.
+func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
+	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
+	obs := `NULL`
+	if images {
+		obs = `observation`
+	}
+	return r.ForEachMatchingID(ctx, f, func(ids []int64) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		in := `(` + placeholders(len(ids)) + `)`
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			args[i] = id
+		}
+		facets := map[int64]map[string][]string{}
+		err := scanRows(ctx, r.q, `SELECT episode_id, facet, value FROM episode_facets
+			WHERE episode_id IN `+in+` AND facet NOT IN ('action', 'meta_task') ORDER BY episode_id, facet, value`,
+			func(rows *sql.Rows) error {
+				var id int64
+				var facet, value string
+				if err := rows.Scan(&id, &facet, &value); err != nil {
+					return err
+				}
+				if facets[id] == nil {
+					facets[id] = map[string][]string{}
+				}
+				facets[id][facet] = append(facets[id][facet], value)
+				return nil
+			}, args...)
+		if err != nil {
+			return err
+		}
+		type pending struct {
+			id  int64
+			row dataset.EpisodeRow
+		}
+		var page []pending
+		err = scanRows(ctx, r.q, `SELECT id, source, external_id, task, instruction, meta_task, num_steps, total_reward, metadata
+			FROM episodes WHERE id IN `+in+` ORDER BY id`, func(rows *sql.Rows) error {
+			var id int64
+			var e dataset.EpisodeRow
+			var reward float64
+			if err := rows.Scan(&id, &e.Source, &e.EpisodeID, &e.Task, &e.Instruction, &e.MetaTask, &e.NumSteps, &reward, &e.Metadata); err != nil {
+				return err
+			}
+			if e.Source != episode.SourceOdyssey { // GUI Odyssey episodes have no reward
+				e.Reward = &reward
+			}
+			fs := facets[id]
+			if v := fs[episode.FacetCategory]; len(v) > 0 {
+				e.Category = v[0]
+			}
+			if v := fs[episode.FacetDevice]; len(v) > 0 {
+				e.Device = v[0]
+			}
+			e.Apps = fs[episode.FacetApp]
+			if fs == nil {
+				fs = map[string][]string{}
+			}
+			b, err := json.Marshal(fs)
+			if err != nil {
+				return err
+			}
+			e.Facets = string(b)
+			page = append(page, pending{id, e})
+			return nil
+		}, args...)
+		if err != nil {
+			return err
+		}
+		// each episode goes out just before its steps (both in id order)
+		next := 0
+		var cur *dataset.EpisodeRow
+		var curID int64
+		upTo := func(id int64) error {
+			for next < len(page) && page[next].id <= id {
+				cur, curID = &page[next].row, page[next].id
+				next++
+				if err := episodeFn(cur); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		err = scanRows(ctx, r.q, `SELECT episode_id, idx, action, action_kind, reward, instruction, observation_ref, `+obs+`, extra
+			FROM steps WHERE episode_id IN `+in+` ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
+			var id int64
+			var s dataset.StepRow
+			// the frame is not copied out of the driver: the sinks use it before the next row
+			var frame sql.RawBytes
+			if err := rows.Scan(&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
+				&s.ObservationRef, &frame, &s.Extra); err != nil {
+				return err
+			}
+			if frame != nil {
+				s.Observation = []byte(frame)
+			}
+			if err := upTo(id); err != nil {
+				return err
+			}
+			if cur == nil || curID != id {
+				return fmt.Errorf("episode %d: removed from the store during the export", id)
+			}
+			s.Source, s.EpisodeID = cur.Source, cur.EpisodeID
+			if err := typedAction(&s); err != nil {
+				return fmt.Errorf("episode %s/%s step %d action: %w", s.Source, s.EpisodeID, s.Step, err)
+			}
+			return stepFn(&s)
+		}, args...)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		return upTo(page[len(page)-1].id)
+	})
+}
+
+// typedAction fills a step row's typed action columns from the stored action.
+func typedAction(s *dataset.StepRow) error {
+	a, ok := quickAction(s.ActionJSON)
+	if !ok {
+		if err := json.Unmarshal([]byte(s.ActionJSON), &a); err != nil {
+			return err
+		}
+	}
+	if len(a.Points) > 0 {
+		p := a.Points[0]
+		s.ActionX, s.ActionY = &p.X, &p.Y
+		if len(a.Points) > 1 {
+			q := a.Points[len(a.Points)-1]
+			s.ActionX2, s.ActionY2 = &q.X, &q.Y
+		}
+	}
+	s.ActionText = a.Text
+	switch {
+	case len(a.Raw) > 0 && a.Raw[0] == '"':
+		var text string
+		if json.Unmarshal(a.Raw, &text) == nil {
+			s.Action = text
+		} else {
+			s.Action = string(a.Raw)
+		}
+	case len(a.Raw) > 0:
+		s.Action = string(a.Raw)
+	default:
+		s.Action = s.ActionJSON
+	}
+	return nil
+}
+
+// quickAction reads an action as the store writes it (json.Marshal of episode.Action: kind,
+// then points, text and raw when present, no spaces) without encoding/json, which took a
+// fifth of an export; anything else (an escaped string, another shape) says !ok and is read
+// by encoding/json.
+func quickAction(s string) (a episode.Action, ok bool) {
+	rest, ok := strings.CutPrefix(s, `{"kind":`)
+	if !ok {
+		return a, false
+	}
+	if a.Kind, rest, ok = quickString(rest); !ok {
+		return a, false
+	}
+	if r, found := strings.CutPrefix(rest, `,"points":[`); found {
+		rest = r
+		for {
+			var p episode.Point
+			if rest, ok = strings.CutPrefix(rest, `{"x":`); !ok {
+				return a, false
+			}
+			i := strings.IndexByte(rest, ',')
+			if i < 0 {
+				return a, false
+			}
+			x, err := strconv.ParseFloat(rest[:i], 64)
+			if err != nil {
+				return a, false
+			}
+			if rest, ok = strings.CutPrefix(rest[i:], `,"y":`); !ok {
+				return a, false
+			}
+			i = strings.IndexByte(rest, '}')
+			if i < 0 {
+				return a, false
+			}
+			y, err := strconv.ParseFloat(rest[:i], 64)
+			if err != nil {
+				return a, false
+			}
+			p.X, p.Y = x, y
+			a.Points = append(a.Points, p)
+			rest = rest[i+1:]
+			if r, more := strings.CutPrefix(rest, ","); more {
+				rest = r
+				continue
+			}
+			if rest, ok = strings.CutPrefix(rest, "]"); !ok {
+				return a, false
+			}
+			break
+		}
+	}
+	if r, found := strings.CutPrefix(rest, `,"text":`); found {
+		if a.Text, rest, ok = quickString(r); !ok {
+			return a, false
+		}
+	}
+	if r, found := strings.CutPrefix(rest, `,"raw":`); found {
+		raw, ok := strings.CutSuffix(r, "}")
+		if !ok || raw == "" {
+			return a, false
+		}
+		a.Raw = json.RawMessage(raw)
+		return a, true
+	}
+	return a, rest == "}"
+}
+
+// quickString reads a JSON string without escapes at the start of s.
+func quickString(s string) (string, string, bool) {
+	if len(s) < 2 || s[0] != '"' {
+		return "", s, false
+	}
+	end := strings.IndexByte(s[1:], '"')
+	if end < 0 || strings.IndexByte(s[1:1+end], '\\') >= 0 {
+		return "", s, false
+	}
+	return s[1 : 1+end], s[2+end:], true
+}
+
+// DatasetAnnotations calls fn with every evaluation answer, in the order given. Participants
+// are named "p" and their store number unless names is set.
+func (r reader) DatasetAnnotations(ctx context.Context, names bool, fn func(*dataset.AnnotationRow) error) error {
+	return scanRows(ctx, r.q, `SELECT p.name, a.id, a.participant_id, pt.name, a.unit_id, u.unit_index, u.kind,
+			coalesce(asg.position, -1), a.dialogue_pos, a.type_pos, a.type_name, a.turn, a.question, a.value,
+			a.answered_at, a.page_shown_at, a.time_spent_ms
+		FROM eval_answers a
+		JOIN eval_units u ON u.id = a.unit_id
+		JOIN eval_projects p ON p.id = u.project_id
+		JOIN eval_participants pt ON pt.id = a.participant_id
+		LEFT JOIN eval_assignments asg ON asg.id = u.assignment_id
+		ORDER BY a.id`, func(rows *sql.Rows) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var a dataset.AnnotationRow
+		var pid int64
+		var name, answered, shown string
+		if err := rows.Scan(&a.Project, &a.AnswerID, &pid, &name, &a.UnitID, &a.UnitIndex, &a.UnitKind,
+			&a.Assignment, &a.DialoguePos, &a.TypePos, &a.TypeName, &a.Turn, &a.Question, &a.Value,
+			&answered, &shown, &a.TimeOnPage); err != nil {
+			return err
+		}
+		a.Participant = fmt.Sprintf("p%d", pid)
+		if names {
+			a.Participant = name
+		}
+		a.AnsweredAt, a.PageShownAt = parseTime(answered).UTC(), parseTime(shown).UTC()
+		return fn(&a)
+	})
+}
+
+// DatasetExport says what ExportDataset writes.
+type DatasetExport struct {
+	// Filter selects the episodes (with Episodes set). With Parts, each part of Filter.Split
+	// is the dataset split of that name; without, every episode goes to split "train".
+	Filter   episode.Filter
+	Parts    []string
+	Episodes bool
+	// Annotations writes the evaluation answers; Names with participants' names instead of
+	// pseudonyms.
+	Annotations, Names bool
+	Options            dataset.Options
+	// Progress, when set, is called after each row with the rows written so far.
+	Progress func(episodes, steps, answers int64)
+}
+
+// ExportDataset writes the episodes, steps and answers x selects as a dataset folder at dest
+// (engine/dataset): nothing appears at dest unless the whole export succeeds.
+func (s *Store) ExportDataset(ctx context.Context, dest string, x DatasetExport) (dataset.Summary, error) {
+	out, err := dataset.NewExporter(dest, x.Options)
+	if err != nil {
+		return dataset.Summary{}, err
+	}
+	var configs []string
+	if x.Episodes {
+		configs = append(configs, dataset.ConfigEpisodes, dataset.ConfigSteps)
+	}
+	if x.Annotations {
+		configs = append(configs, dataset.ConfigAnnotations)
+	}
+	err = s.exportRows(ctx, x, out, out.Annotation)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		out.Abort()
+		return dataset.Summary{}, err
+	}
+	return out.Commit(configs)
+}
+
+// ExportShareGPT writes the episodes x selects as training chats (engine/dataset's ShareGPT
+// layout) at dest, atomically; it returns the files written (relative to dest) and the
+// records. Answers are not chats: x.Annotations is ignored.
+func (s *Store) ExportShareGPT(ctx context.Context, dest string, x DatasetExport) (files []string, records int64, missing int, err error) {
+	out, err := dataset.NewShareGPTExporter(dest, x.Options.NoImages)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	x.Annotations, x.Episodes = false, true
+	err = s.exportRows(ctx, x, out, nil)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		out.Abort()
+		return nil, 0, 0, err
+	}
+	files, err = out.Commit()
+	return files, out.Records, out.Missing, err
+}
+
+// rowSink is where exportRows sends rows: a Parquet or a ShareGPT exporter.
+type rowSink interface {
+	Episode(split string, r *dataset.EpisodeRow) error
+	Step(split string, r *dataset.StepRow) error
+}
+
+func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, note func(string, *dataset.AnnotationRow) error) error {
+	var eps, steps, notes int64
+	progress := func() {
+		if x.Progress != nil {
+			x.Progress(eps, steps, notes)
+		}
+	}
+	if x.Episodes {
+		parts := x.Parts
+		if len(parts) == 0 {
+			parts = []string{""}
+		}
+		for _, p := range parts {
+			f := x.Filter
+			split := dataset.DefaultSplit
+			if p != "" {
+				f.Part, split = p, p
+			}
+			err := s.DatasetRows(ctx, f, !x.Options.NoImages, func(r *dataset.EpisodeRow) error {
+				eps++
+				progress()
+				return out.Episode(split, r)
+			}, func(r *dataset.StepRow) error {
+				steps++
+				return out.Step(split, r)
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if x.Annotations && note != nil {
+		return s.DatasetAnnotations(ctx, x.Names, func(r *dataset.AnnotationRow) error {
+			notes++
+			progress()
+			return note(dataset.DefaultSplit, r)
+		})
+	}
+	return nil
+}
+
+// DatasetImportResult says what ImportDataset stored.
+type DatasetImportResult struct {
+	Episodes, Steps, Images int
+	// Annotations counts the answers the folder holds, which are not imported (an answer
+	// belongs to a study, its units and participants, which a dataset does not carry).
+	Annotations int64
+}
+
+// ImportDataset stores the episodes and steps of an exported dataset folder (engine/dataset)
+// in one transaction: episodes already in the store (same source and id) are replaced, so an
+// export imported into the store it came from leaves it as it was. Frames are stored in the
+// store. progress is called now and then with the phase ("episodes", "steps") and the rows
+// read.
+func (s *Store) ImportDataset(ctx context.Context, dir string, progress func(phase string, done int)) (DatasetImportResult, error) {
+	var res DatasetImportResult
+	if err := dataset.CheckFolder(dir); err != nil {
+		return res, err
+	}
+	n, err := dataset.CountRows(dir, dataset.ConfigAnnotations)
+	if err != nil {
+		return res, err
+	}
+	res.Annotations = n
+	err = s.Update(ctx, func(tx *Tx) error {
+		q := tx.tx
+		epStmt, err := q.PrepareContext(ctx, `
+			INSERT INTO episodes (source, external_id, task, instruction, meta_task, num_steps, total_reward, metadata)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (source, external_id) DO UPDATE SET
+				task = excluded.task, instruction = excluded.instruction, meta_task = excluded.meta_task,
+				num_steps = excluded.num_steps, total_reward = excluded.total_reward, metadata = excluded.metadata,
+				file_id = NULL
+			RETURNING id`)
+		if err != nil {
+			return err
+		}
+		defer epStmt.Close()
+		delSteps, err := q.PrepareContext(ctx, `DELETE FROM steps WHERE episode_id = ?`)
+		if err != nil {
+			return err
+		}
+		defer delSteps.Close()
+		delFacets, err := q.PrepareContext(ctx, `DELETE FROM episode_facets WHERE episode_id = ?`)
+		if err != nil {
+			return err
+		}
+		defer delFacets.Close()
+		facetStmt, err := q.PrepareContext(ctx, `INSERT OR IGNORE INTO episode_facets (episode_id, facet, value) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer facetStmt.Close()
+		type want struct {
+			id           int64
+			steps, found int64
+		}
+		ids := map[string]*want{}
+		err = dataset.ReadEpisodes(ctx, dir, func(file string, row int64, e *dataset.EpisodeRow) error {
+			at := func(err error) error {
+				return fmt.Errorf("%s: row %d (episode %s/%s): %w", file, row, e.Source, e.EpisodeID, err)
+			}
+			if e.Source == "" || e.EpisodeID == "" {
+				return at(fmt.Errorf("no source or episode_id"))
+			}
+			k := e.Source + "\x00" + e.EpisodeID
+			if ids[k] != nil {
+				return at(fmt.Errorf("the episode is in the dataset twice"))
+			}
+			meta := e.Metadata
+			if meta == "" {
+				meta = "{}"
+			}
+			if !json.Valid([]byte(meta)) {
+				return at(fmt.Errorf("metadata is not JSON"))
+			}
+			var facets map[string][]string
+			if e.Facets != "" {
+				if err := json.Unmarshal([]byte(e.Facets), &facets); err != nil {
+					return at(fmt.Errorf("facets: %w", err))
+				}
+			}
+			var reward float64
+			if e.Reward != nil {
+				reward = *e.Reward
+			}
+			var id int64
+			if err := epStmt.QueryRowContext(ctx, e.Source, e.EpisodeID, e.Task, e.Instruction, e.MetaTask,
+				e.NumSteps, reward, meta).Scan(&id); err != nil {
+				return at(err)
+			}
+			if _, err := delSteps.ExecContext(ctx, id); err != nil {
+				return at(err)
+			}
+			if _, err := delFacets.ExecContext(ctx, id); err != nil {
+				return at(err)
+			}
+			for facet, values := range facets {
+				for _, v := range values {
+					if _, err := facetStmt.ExecContext(ctx, id, facet, v); err != nil {
+						return at(err)
+					}
+				}
+			}
+			if e.MetaTask != "" {
+				if _, err := facetStmt.ExecContext(ctx, id, episode.FacetMetaTask, e.MetaTask); err != nil {
+					return at(err)
+				}
+			}
+			ids[k] = &want{id: id, steps: e.NumSteps}
+			res.Episodes++
+			if progress != nil && res.Episodes%1000 == 0 {
+				progress("episodes", res.Episodes)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		stepStmt, err := q.PrepareContext(ctx, `INSERT INTO steps
+			(episode_id, idx, action, action_kind, reward, instruction, observation_ref, observation, extra)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stepStmt.Close()
+		var lastID int64 = -1
+		var lastKinds map[string]bool
+		err = dataset.ReadSteps(ctx, dir, func(file string, row int64, st *dataset.StepRow) error {
+			at := func(err error) error {
+				return fmt.Errorf("%s: row %d (episode %s/%s step %d): %w", file, row, st.Source, st.EpisodeID, st.Step, err)
+			}
+			w := ids[st.Source+"\x00"+st.EpisodeID]
+			if w == nil {
+				return at(fmt.Errorf("the episode is not in the episodes config"))
+			}
+			action := st.ActionJSON
+			if action == "" {
+				b, err := json.Marshal(episode.Action{Kind: st.ActionKind, Text: st.ActionText})
+				if err != nil {
+					return at(err)
+				}
+				action = string(b)
+			} else if !json.Valid([]byte(action)) {
+				return at(fmt.Errorf("action_json is not JSON"))
+			}
+			extra := st.Extra
+			if extra == "" {
+				extra = "{}"
+			} else if !json.Valid([]byte(extra)) {
+				return at(fmt.Errorf("extra is not JSON"))
+			}
+			var blob []byte
+			if st.Image != nil && st.Image.Bytes != nil {
+				blob = st.Image.Bytes
+				res.Images++
+			}
+			if _, err := stepStmt.ExecContext(ctx, w.id, st.Step, action, st.ActionKind, st.Reward, st.Instruction,
+				st.ObservationRef, blob, extra); err != nil {
+				return at(err)
+			}
+			if w.id != lastID {
+				lastID, lastKinds = w.id, map[string]bool{}
+			}
+			if st.ActionKind != "" && !lastKinds[st.ActionKind] {
+				lastKinds[st.ActionKind] = true
+				if _, err := facetStmt.ExecContext(ctx, w.id, episode.FacetAction, st.ActionKind); err != nil {
+					return at(err)
+				}
+			}
+			w.found++
+			res.Steps++
+			if progress != nil && res.Steps%1000 == 0 {
+				progress("steps", res.Steps)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for k, w := range ids {
+			if w.found != w.steps {
+				src, ext, _ := strings.Cut(k, "\x00")
+				return fmt.Errorf("%s: episode %s/%s has num_steps %d but the steps config holds %d of its steps",
+					dir, src, ext, w.steps, w.found)
+			}
+		}
+		return nil
+	})
+	return res, err
+}

@@ -1,0 +1,472 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentdesk/agentdesk/engine/dataset"
+	"github.com/agentdesk/agentdesk/engine/episode"
+	ev "github.com/agentdesk/agentdesk/engine/evaluation"
+)
+
+func testFrame(t *testing.T, w, h int, jpg bool, shade uint8) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = shade + uint8(i%7)
+	}
+	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
+	var b bytes.Buffer
+	var err error
+	if jpg {
+		err = jpeg.Encode(&b, img, nil)
+	} else {
+		err = png.Encode(&b, img)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// datasetStore fills a store with episodes of every source: gridworld and demonstrations with
+// frames inside the store (PNG and JPEG) and rewards, GUI Odyssey with frames in files (one
+// missing) and an id with leading zeros, and one evaluation answer.
+func datasetStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(filepath.Join(dir, "src.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	shots := filepath.Join(dir, "shots")
+	os.MkdirAll(shots, 0o755)
+	var eps []*episode.Episode
+	for i := 0; i < 3; i++ {
+		g := &episode.Episode{Source: episode.SourceGridworld, ExternalID: fmt.Sprintf("run-%d", i), Task: "build a tower",
+			Instruction: "Put three blue blocks", Metadata: map[string]any{"task_id": float64(i), "seed": "x"}}
+		for j := 0; j < 2+i; j++ {
+			g.Steps = append(g.Steps, episode.Step{Index: j, Action: episode.Action{Kind: "place", Raw: json.RawMessage(`[1,2,3]`)},
+				Reward: 0.5 * float64(j), Observation: testFrame(t, 8+j, 6, false, uint8(j)), Extra: map[string]any{"grid": []any{1.0, 2.0}}})
+		}
+		eps = append(eps, g)
+	}
+	m := &episode.Episode{Source: episode.SourceMobileEnv, ExternalID: "traj.pkl#0", Task: "wikihow", Instruction: "Search for cats",
+		Steps: []episode.Step{
+			{Index: 0, Action: episode.Action{Kind: "touch", Points: []episode.Point{{X: 0.25, Y: 0.5}}}, Observation: testFrame(t, 12, 20, true, 10), Instruction: "open"},
+			{Index: 1, Action: episode.Action{Kind: "scroll", Points: []episode.Point{{X: 0.1, Y: 0.9}, {X: 0.1, Y: 0.5}, {X: 0.1, Y: 0.2}}}, Reward: 1},
+			{Index: 2, Action: episode.Action{Kind: "type", Text: "cats"}, Observation: testFrame(t, 12, 20, true, 30)},
+		}}
+	eps = append(eps, m)
+	o := &episode.Episode{Source: episode.SourceOdyssey, ExternalID: "0012", Task: "Find a recipe for sushi", Instruction: "Find a recipe",
+		MetaTask: "Find a recipe for {}", Metadata: map[string]any{"device_info": map[string]any{"device_name": "Pixel 8 Pro"}},
+		Facets: map[string][]string{episode.FacetCategory: {"Web_Shopping"}, episode.FacetDevice: {"Pixel 8 Pro"}, episode.FacetApp: {"Chrome", "Keep"}}}
+	for j := 0; j < 3; j++ {
+		ref := filepath.Join(shots, fmt.Sprintf("0012_%d.png", j))
+		if j != 1 {
+			os.WriteFile(ref, testFrame(t, 16, 9, false, uint8(40+j)), 0o644)
+		}
+		o.Steps = append(o.Steps, episode.Step{Index: j, ObservationRef: ref, Action: episode.Action{Kind: "click",
+			Points: []episode.Point{{X: 0.3, Y: 0.7}}, Raw: json.RawMessage(`"CLICK: (300, 700)"`)}, Extra: map[string]any{"step": float64(j)}})
+		if j == 2 {
+			o.Steps[j].Extra["gt_command"] = "COMPLETE"
+		}
+	}
+	eps = append(eps, o)
+	err = s.Update(ctx, func(tx *Tx) error {
+		for _, e := range eps {
+			if err := tx.SaveEpisode(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := s.CreateEvalProject(ctx, "demo", "created", "", "", "", demoAssignments())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := s.EvalSignIn(ctx, pid, "ann-1")
+	us, _ := s.EvalUnits(ctx, pid)
+	u, err := s.EvalAssign(ctx, pid, w.ID, us[1].ID, ev.UnitTask, 0, json.RawMessage(`[[0,[0,1]]]`), json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	a := ev.AnswerRecord{UnitID: u.ID, ParticipantID: w.ID, TypePos: 1, TypeName: "flags", Turn: 2,
+		Question: "q", Value: "a", PageShownAt: shown, AnsweredAt: shown.Add(2500 * time.Millisecond)}
+	if err := s.SaveEvalAnswer(ctx, a, json.RawMessage(`{}`), ev.Position{}); err != nil {
+		t.Fatal(err)
+	}
+	return s, dir
+}
+
+// frameOf is a stored step's frame, from the store or from its file.
+func frameOf(st episode.Step) []byte {
+	if st.Observation != nil {
+		return st.Observation
+	}
+	b, _ := os.ReadFile(st.ObservationRef)
+	return b
+}
+
+func allEpisodes(t *testing.T, s *Store, source string) map[string]*episode.Episode {
+	t.Helper()
+	ctx := context.Background()
+	sums, err := s.Episodes(ctx, episode.Query{Source: source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*episode.Episode{}
+	for _, sum := range sums {
+		e, err := s.Episode(ctx, sum.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Source+"/"+e.ExternalID] = e
+	}
+	return out
+}
+
+func TestDatasetExportImportRoundTripPerSource(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	for _, source := range []string{episode.SourceGridworld, episode.SourceMobileEnv, episode.SourceOdyssey} {
+		t.Run(source, func(t *testing.T) {
+			dest := filepath.Join(dir, "out-"+source)
+			sum, err := src.ExportDataset(ctx, dest, DatasetExport{Filter: episode.Filter{Source: source}, Episodes: true,
+				Options: dataset.Options{ShardBytes: 2 << 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := allEpisodes(t, src, source)
+			if sum.Rows[dataset.ConfigEpisodes] != int64(len(want)) || len(want) == 0 {
+				t.Fatalf("exported %d episodes, the store holds %d", sum.Rows[dataset.ConfigEpisodes], len(want))
+			}
+			dst, err := Open(filepath.Join(t.TempDir(), "dst.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dst.Close()
+			res, err := dst.ImportDataset(ctx, dest, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(res.Steps) != sum.Rows[dataset.ConfigSteps] {
+				t.Fatalf("imported %d steps of %d", res.Steps, sum.Rows[dataset.ConfigSteps])
+			}
+			got := allEpisodes(t, dst, source)
+			if len(got) != len(want) {
+				t.Fatalf("got %d episodes, want %d", len(got), len(want))
+			}
+			for k, w := range want {
+				g := got[k]
+				if g == nil {
+					t.Fatalf("episode %s missing after the round trip", k)
+				}
+				if g.Task != w.Task || g.Instruction != w.Instruction || g.MetaTask != w.MetaTask ||
+					!reflect.DeepEqual(g.Metadata, w.Metadata) || !reflect.DeepEqual(g.Facets, w.Facets) || len(g.Steps) != len(w.Steps) {
+					t.Fatalf("episode %s: got %+v\nwant %+v", k, g, w)
+				}
+				if g.TotalReward() != w.TotalReward() {
+					t.Fatalf("episode %s reward %v, want %v", k, g.TotalReward(), w.TotalReward())
+				}
+				for i := range w.Steps {
+					ws, gs := w.Steps[i], g.Steps[i]
+					if !bytes.Equal(frameOf(gs), frameOf(ws)) {
+						t.Fatalf("episode %s step %d: the frame changed (%d bytes, want %d)", k, i, len(frameOf(gs)), len(frameOf(ws)))
+					}
+					ws.Observation, gs.Observation = nil, nil
+					if !reflect.DeepEqual(gs, ws) {
+						t.Fatalf("episode %s step %d: got %+v\nwant %+v", k, i, gs, ws)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDatasetExportReadBackWithParquet(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	dest := filepath.Join(dir, "all")
+	sum, err := src.ExportDataset(ctx, dest, DatasetExport{Episodes: true, Annotations: true,
+		Options: dataset.Options{ShardBytes: 1 << 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sum.Files[dataset.ConfigSteps]); n < 2 {
+		t.Fatalf("steps in %d files; a 1 KB shard size should split them", n)
+	}
+	for i, f := range sum.Files[dataset.ConfigSteps] {
+		wantName := fmt.Sprintf("steps/train-%05d-of-%05d.parquet", i, len(sum.Files[dataset.ConfigSteps]))
+		if f != wantName {
+			t.Fatalf("file %d is %s, want %s", i, f, wantName)
+		}
+	}
+	var ids []string
+	err = dataset.ReadEpisodes(ctx, dest, func(_ string, _ int64, r *dataset.EpisodeRow) error {
+		ids = append(ids, r.Source+"/"+r.EpisodeID)
+		if r.Source == episode.SourceOdyssey {
+			if r.Reward != nil || r.Category != "Web_Shopping" || r.Device != "Pixel 8 Pro" || !reflect.DeepEqual(r.Apps, []string{"Chrome", "Keep"}) {
+				t.Errorf("odyssey row %+v", r)
+			}
+		} else if r.Reward == nil {
+			t.Errorf("%s episode without its reward", r.Source)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slicesContain(ids, "odyssey/0012") || len(ids) != 5 {
+		t.Fatalf("episode ids %v", ids)
+	}
+	images, missing := 0, 0
+	err = dataset.ReadSteps(ctx, dest, func(_ string, _ int64, r *dataset.StepRow) error {
+		if r.Image == nil {
+			missing++
+			return nil
+		}
+		images++
+		if _, _, ok := dataset.ImageSize(r.Image.Bytes); !ok {
+			t.Errorf("step %s/%d: image is not a PNG or JPEG", r.EpisodeID, r.Step)
+		}
+		if r.EpisodeID == "traj.pkl#0" && r.Step == 1 && (r.ActionX == nil || *r.ActionX2 != 0.1 || *r.ActionY2 != 0.2) {
+			t.Errorf("scroll typed as %+v", r)
+		}
+		if r.EpisodeID == "0012" && r.Action != "CLICK: (300, 700)" {
+			t.Errorf("odyssey action text %q", r.Action)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2+3+4 gridworld frames, 2 of 3 demonstrations, 2 of 3 odyssey (one file missing)
+	if images != 13 || missing != 2 || sum.MissingImages != 1 {
+		t.Fatalf("%d images, %d steps without (%d missing files)", images, missing, sum.MissingImages)
+	}
+	var notes []dataset.AnnotationRow
+	err = dataset.ReadAnnotations(ctx, dest, func(_ string, _ int64, r *dataset.AnnotationRow) error {
+		notes = append(notes, *r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || notes[0].Participant == "ann-1" || notes[0].Turn != 2 || notes[0].TimeOnPage != 2500 ||
+		!notes[0].PageShownAt.Equal(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) || notes[0].Project != "demo" {
+		t.Fatalf("answers %+v", notes)
+	}
+}
+
+func slicesContain(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDatasetImportNamesFileAndRowAndRollsBack(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	dest := filepath.Join(dir, "grid")
+	if _, err := src.ExportDataset(ctx, dest, DatasetExport{Filter: episode.Filter{Source: episode.SourceGridworld}, Episodes: true}); err != nil {
+		t.Fatal(err)
+	}
+	// drop the steps: every episode now misses its steps
+	os.RemoveAll(filepath.Join(dest, "steps"))
+	dst, err := Open(filepath.Join(t.TempDir(), "dst.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	_, err = dst.ImportDataset(ctx, dest, nil)
+	if err == nil {
+		t.Fatal("a dataset whose episodes lack their steps was imported")
+	}
+	if n, _ := dst.CountEpisodes(ctx, episode.Query{}); n != 0 {
+		t.Fatalf("a failed import left %d episodes", n)
+	}
+	// a steps file that is not Parquet: the error names it
+	os.MkdirAll(filepath.Join(dest, "steps"), 0o755)
+	bad := filepath.Join(dest, "steps", "train-00000-of-00001.parquet")
+	os.WriteFile(bad, []byte("not parquet"), 0o644)
+	_, err = dst.ImportDataset(ctx, dest, nil)
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(bad)) {
+		t.Fatalf("error %v does not name %s", err, bad)
+	}
+}
+
+func TestDatasetShareGPTExport(t *testing.T) {
+	ctx := context.Background()
+	src, dir := datasetStore(t)
+	dest := filepath.Join(dir, "chats")
+	files, n, missing, err := src.ExportShareGPT(ctx, dest, DatasetExport{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 15 || missing != 1 || !reflect.DeepEqual(files, []string{"dataset_info.json", "train.json"}) {
+		t.Fatalf("%d chats, %d missing frames, files %v", n, missing, files)
+	}
+	b, err := os.ReadFile(filepath.Join(dest, "train.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []dataset.ShareGPTRecord
+	if err := json.Unmarshal(b, &recs); err != nil {
+		t.Fatalf("train.json is not a JSON array: %v", err)
+	}
+	if len(recs) != 15 || !bytes.Contains(b, []byte(`"<image>Task: `)) {
+		t.Fatalf("%d records; first %+v", len(recs), recs[0])
+	}
+	frames := 0
+	var answers []string
+	for i, r := range recs {
+		if len(r.Messages) != 2 || r.Messages[0].Role != "user" || r.Messages[1].Role != "assistant" {
+			t.Fatalf("record %d: %+v", i, r.Messages)
+		}
+		if got := bytes.Count([]byte(r.Messages[0].Content), []byte("<image>")); got != len(r.Images) {
+			t.Fatalf("record %d: %d <image> markers for %d images", i, got, len(r.Images))
+		}
+		for _, img := range r.Images {
+			if filepath.IsAbs(img) {
+				t.Fatalf("record %d: image path %s is not relative", i, img)
+			}
+			data, err := os.ReadFile(filepath.Join(dest, img))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := dataset.ImageSize(data); !ok {
+				t.Fatalf("%s is not an image", img)
+			}
+			frames++
+		}
+		answers = append(answers, r.Messages[1].Content)
+	}
+	if frames != 13 {
+		t.Fatalf("%d frames written, want 13", frames)
+	}
+	// GUI Odyssey's command vocabulary where the step keeps it, the source's own text otherwise
+	tail := answers[len(answers)-3:]
+	if !reflect.DeepEqual(tail, []string{"CLICK: (300, 700)", "CLICK: (300, 700)", "COMPLETE"}) {
+		t.Fatalf("odyssey answers %q", tail)
+	}
+	if !bytes.Contains([]byte(recs[len(recs)-1].Messages[0].Content), []byte("Previous actions:\n1. CLICK: (300, 700)\n2. CLICK: (300, 700)")) {
+		t.Fatalf("history not in the prompt: %q", recs[len(recs)-1].Messages[0].Content)
+	}
+	var info map[string]map[string]any
+	b, _ = os.ReadFile(filepath.Join(dest, "dataset_info.json"))
+	if err := json.Unmarshal(b, &info); err != nil || info["agentdesk_train"]["file_name"] != "train.json" || info["agentdesk_train"]["formatting"] != "sharegpt" {
+		t.Fatalf("dataset_info.json: %s (%v)", b, err)
+	}
+}
+
+// quickAction reads every action the store writes as encoding/json does, and hands what it
+// cannot read to it.
+func TestQuickActionMatchesEncodingJSON(t *testing.T) {
+	actions := []episode.Action{
+		{Kind: "click"},
+		{Kind: "click", Points: []episode.Point{{X: 0.494, Y: 0.167}}, Raw: json.RawMessage(`{"action":"CLICK","info":[[494,167],[494,167]]}`)},
+		{Kind: "scroll", Points: []episode.Point{{X: 0.1, Y: 1e-7}, {X: 1, Y: 0}, {X: 0.25, Y: 0.5}}},
+		{Kind: "type", Text: "café 東京"},
+		{Kind: "type", Text: `a "quoted" <b> \ text`},
+		{Kind: "press_back", Raw: json.RawMessage(`"KEY_BACK"`)},
+		{Kind: "place", Raw: json.RawMessage(`[1,2,3]`)},
+		{Kind: `we"ird`, Text: "x", Raw: json.RawMessage(`null`)},
+		{Kind: "", Points: []episode.Point{{X: -0.5, Y: 12345.678}}},
+	}
+	for _, a := range actions {
+		b, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want episode.Action
+		json.Unmarshal(b, &want)
+		got, ok := quickAction(string(b))
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: quick %+v, encoding/json %+v", b, got, want)
+		}
+		var row dataset.StepRow
+		row.ActionJSON = string(b)
+		if err := typedAction(&row); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if row.ActionText != want.Text {
+			t.Errorf("%s: text %q, want %q", b, row.ActionText, want.Text)
+		}
+		if len(want.Points) > 0 && (row.ActionX == nil || *row.ActionX != want.Points[0].X || *row.ActionY != want.Points[0].Y) {
+			t.Errorf("%s: first point %v %v", b, row.ActionX, row.ActionY)
+		}
+	}
+	// the common shapes take the quick path
+	for _, s := range []string{`{"kind":"click","points":[{"x":0.5,"y":0.25}],"raw":{"a":1}}`, `{"kind":"type","text":"hi"}`} {
+		if _, ok := quickAction(s); !ok {
+			t.Errorf("%s: not read quickly", s)
+		}
+	}
+	for _, s := range []string{`{"kind":"click","points":[{"x":0.5}]}`, `{"kind":"click"`, `{"kind":"a","extra":1}`, `{}`} {
+		if _, ok := quickAction(s); ok {
+			t.Errorf("%s: read quickly", s)
+		}
+	}
+}
+
+// Frames are stored once: the files of a steps config of large frames are about the frames'
+// size (page statistics once held each frame twice more).
+func TestDatasetFramesStoredOnce(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "f.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	e := &episode.Episode{Source: episode.SourceGridworld, ExternalID: "big"}
+	total := 0
+	for i := 0; i < 6; i++ {
+		frame := make([]byte, 256<<10)
+		for k := range frame {
+			frame[k] = byte(k*7 + i*13 + k>>9)
+		}
+		copy(frame, []byte{0xFF, 0xD8, 0xFF, 0xE0})
+		total += len(frame)
+		e.Steps = append(e.Steps, episode.Step{Index: i, Observation: frame})
+	}
+	if err := s.SaveEpisode(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "ds")
+	sum, err := s.ExportDataset(ctx, dest, DatasetExport{Episodes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	for _, f := range sum.Files[dataset.ConfigSteps] {
+		fi, err := os.Stat(filepath.Join(dest, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if size > int64(total)*11/10 {
+		t.Fatalf("%d bytes of frames take %d bytes of Parquet", total, size)
+	}
+}
