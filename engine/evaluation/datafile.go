@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentdesk/agentdesk/engine/limits"
 )
@@ -48,7 +49,8 @@ func readBundles(r io.Reader, file string, rep *ImportReport) ([]Bundle, error) 
 }
 
 // readBundlesData is readBundles over a file's bytes: its lines are parsed where they are,
-// without a copy of each (a 100 MB line cost six copies of itself before).
+// without a copy of each (a 100 MB line cost six copies of itself before). The bundles' plain
+// strings are windows on data, which must not change afterwards.
 func readBundlesData(data []byte, file string, rep *ImportReport) ([]Bundle, error) {
 	rd := bundleReader{file: file, ignored: map[string]int{}}
 	for len(data) > 0 {
@@ -196,14 +198,27 @@ func jsonElements(raw []byte) (elems [][]byte, ok bool) {
 	if b[0] != '[' {
 		return nil, false
 	}
-	n := 0
-	for i := skipBlank(b, 1); i < len(b) && b[i] != ']'; n++ { // counted first: one allocation
+	n, _ := countJSONElements(b) // counted first: one allocation
+	return appendJSONElements(make([][]byte, 0, n), b)
+}
+
+// countJSONElements counts the elements of a valid JSON list; ok is false when raw is neither
+// a list nor null (null has none).
+func countJSONElements(raw []byte) (n int, ok bool) {
+	b := bytes.TrimSpace(raw)
+	if isNull(b) {
+		return 0, true
+	}
+	if len(b) == 0 || b[0] != '[' {
+		return 0, false
+	}
+	for i := skipBlank(b, 1); i < len(b) && b[i] != ']'; n++ {
 		i = skipBlank(b, skipJSONValue(b, i))
 		if i < len(b) && b[i] == ',' {
 			i = skipBlank(b, i+1)
 		}
 	}
-	return appendJSONElements(make([][]byte, 0, n), b)
+	return n, true
 }
 
 // appendJSONElements is jsonElements appending to elems (null gives elems as they are).
@@ -244,7 +259,12 @@ func decodeString(span []byte, dst *string) error {
 			}
 		}
 		if plain && (ascii || utf8.Valid(body)) {
-			*dst = string(body)
+			// a window on the line, not a copy: the lines read are never written to after
+			*dst = unsafe.String(unsafe.SliceData(body), len(body))
+			return nil
+		}
+		if s, ok := unquoteJSON(body); ok { // decoded once into its own bytes
+			*dst = s
 			return nil
 		}
 	}
@@ -356,13 +376,21 @@ func parseDatapoint(raw []byte, ignored map[string]int) (Datapoint, error) {
 // explanation] (explanation may be null, as in gold files). Three elements would crash the
 // original and are refused. raw is valid JSON.
 func parseTurns(raw []byte, key string) ([]Turn, error) {
-	items, ok := jsonElements(raw)
-	if !ok || items == nil {
+	n, ok := countJSONElements(raw)
+	if !ok || isNull(raw) {
 		return nil, fmt.Errorf("%q must be a list of turns, found %s", key, jsonKind(raw))
 	}
-	out := make([]Turn, 0, len(items))
+	// The turns are walked in place: a list of their spans cost 24 bytes a turn (64 MB for a
+	// line of 2.6 million short turns).
+	out := make([]Turn, 0, n)
 	var partsBuf [5][]byte // a turn's parts, without a slice allocated for each turn
-	for i, it := range items {
+	b := bytes.TrimSpace(raw)
+	for i, j := 0, skipBlank(b, 1); j < len(b) && b[j] != ']'; i++ {
+		end := skipJSONValue(b, j)
+		it := b[j:end]
+		if j = skipBlank(b, end); j < len(b) && b[j] == ',' {
+			j = skipBlank(b, j+1)
+		}
 		parts, ok := appendJSONElements(partsBuf[:0], it)
 		if !ok {
 			return nil, fmt.Errorf("%s[%d]: a turn is [speaker, text], found %s", key, i, jsonKind(it))
@@ -443,8 +471,13 @@ func appendCompact(b, raw []byte) []byte {
 // control characters, quotes and backslashes escaped, invalid UTF-8 as \ufffd, U+2028 and
 // U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	return append(appendJSONStringBody(b, s), '"')
+}
+
+// appendJSONStringBody is appendJSONString without the quotes.
+func appendJSONStringBody(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -490,8 +523,7 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 // datapointJSON writes a datapoint in the original's shape.

@@ -1,0 +1,221 @@
+package evaluation
+
+import (
+	"io"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// A bundle of one long line is written and read without copies of the whole: its JSON goes out
+// in parts of about a set size (WriteBundleJSON), and a string with escapes is decoded once
+// into bytes of its own (unquoteJSON), not into a buffer that is then copied into a string.
+
+// unquoteJSON decodes the body of a valid JSON string (between its quotes) as json.Unmarshal
+// does: escapes, surrogate pairs (a lone surrogate becomes U+FFFD) and invalid UTF-8 (each bad
+// byte becomes U+FFFD). ok is false for what is not valid (an escape cut short, a control
+// character, a bare quote): the caller lets json.Unmarshal say why.
+func unquoteJSON(body []byte) (s string, ok bool) {
+	out := make([]byte, 0, len(body)) // escapes only shrink; bad bytes (rare) grow it by append
+	for r := 0; r < len(body); {
+		c := body[r]
+		switch {
+		case c == '\\':
+			if r+1 >= len(body) {
+				return "", false
+			}
+			switch e := body[r+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+				r += 2
+			case 'b':
+				out, r = append(out, '\b'), r+2
+			case 'f':
+				out, r = append(out, '\f'), r+2
+			case 'n':
+				out, r = append(out, '\n'), r+2
+			case 'r':
+				out, r = append(out, '\r'), r+2
+			case 't':
+				out, r = append(out, '\t'), r+2
+			case 'u':
+				rr := hex4(body[r+2:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if r+1 < len(body) && body[r] == '\\' && body[r+1] == 'u' {
+						if rr1 := hex4(body[r+2:]); rr1 >= 0 {
+							if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+								out = utf8.AppendRune(out, dec)
+								r += 6
+								continue
+							}
+						}
+					}
+					rr = unicode.ReplacementChar
+				}
+				out = utf8.AppendRune(out, rr)
+			default:
+				return "", false
+			}
+		case c == '"' || c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(body[r:])
+			if rr == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, unicode.ReplacementChar)
+			} else {
+				out = append(out, body[r:r+size]...)
+			}
+			r += size
+		}
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// hex4 reads the four hex digits of a \u escape, -1 when they are not there.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// BundlePartSize is about the size of the parts WriteBundleJSON writes.
+const BundlePartSize = 1 << 20
+
+// WriteBundleJSON writes a bundle as AppendBundleJSON encodes it (the same bytes), in parts of
+// about partSize bytes (a long string is cut between characters), each given to w as it is
+// full: at no time is the whole JSON held. Every part ends between two characters, so each is
+// valid UTF-8 on its own.
+func WriteBundleJSON(w io.Writer, bundle Bundle, partSize int) error {
+	e := bundleEncoder{w: w, size: max(partSize, 1), seg: max(partSize/2, 1)}
+	e.buf = make([]byte, 0, e.size+e.seg*6+64)
+	e.raw(`{"data":[`)
+	for i, dp := range bundle.Datapoints {
+		if i > 0 {
+			e.raw(",")
+		}
+		e.datapoint(dp)
+	}
+	e.raw("]}")
+	if e.err == nil && len(e.buf) > 0 {
+		_, e.err = w.Write(e.buf)
+	}
+	return e.err
+}
+
+// bundleEncoder writes JSON into buf and hands buf to w whenever it holds size bytes.
+type bundleEncoder struct {
+	w    io.Writer
+	buf  []byte
+	size int // a part's size
+	seg  int // the longest piece of a string encoded at once
+	err  error
+}
+
+func (e *bundleEncoder) flush() {
+	if len(e.buf) < e.size || e.err != nil {
+		return
+	}
+	_, e.err = e.w.Write(e.buf)
+	e.buf = e.buf[:0]
+}
+
+func (e *bundleEncoder) raw(s string) {
+	e.buf = append(e.buf, s...)
+	e.flush()
+}
+
+// str writes s quoted as appendJSONString does, a piece of about seg bytes at a time, cut
+// before a byte that starts a character (so a piece decodes as it does inside the whole).
+func (e *bundleEncoder) str(s string) {
+	e.buf = append(e.buf, '"')
+	for len(s) > 0 {
+		n := min(e.seg, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		e.buf = appendJSONStringBody(e.buf, s[:n])
+		s = s[n:]
+		e.flush()
+	}
+	e.buf = append(e.buf, '"')
+	e.flush()
+}
+
+func (e *bundleEncoder) datapoint(dp Datapoint) {
+	e.raw(`{"dialogue_id":`)
+	e.str(dp.DialogueID)
+	if dp.OriginWorkerID != "" {
+		e.raw(`,"origin_worker_id":`)
+		e.str(dp.OriginWorkerID)
+	}
+	e.raw(`,"group_id":`)
+	e.str(dp.GroupID)
+	e.raw(`,"annotation_tasks":[`)
+	for i, t := range dp.AnnotationTasks {
+		if i > 0 {
+			e.raw(",")
+		}
+		e.str(t)
+	}
+	e.raw(`],"turns":`)
+	e.turns(dp.Turns)
+	if dp.Turns2 != nil {
+		e.raw(`,"turns2":`)
+		e.turns(dp.Turns2)
+	}
+	if dp.BotPersona != nil {
+		e.raw(`,"bot_persona":`)
+		e.buf = appendCompact(e.buf, dp.BotPersona)
+		e.flush()
+	}
+	e.raw("}")
+}
+
+func (e *bundleEncoder) turns(turns []Turn) {
+	e.raw("[")
+	for i, t := range turns {
+		if i > 0 {
+			e.raw(",")
+		}
+		e.raw("[")
+		e.str(t.Speaker)
+		e.raw(",")
+		e.str(t.Text)
+		if t.Truth != nil {
+			tb, _ := t.Truth.MarshalJSON()
+			e.raw(",")
+			e.buf = appendCompact(e.buf, tb)
+			e.raw(",")
+			if t.Explanation != nil {
+				e.str(*t.Explanation)
+			} else {
+				e.raw("null")
+			}
+		}
+		e.raw("]")
+	}
+	e.raw("]")
+}
