@@ -48,6 +48,12 @@ func readBundles(r io.Reader, file string, rep *ImportReport) ([]Bundle, error) 
 	return rd.out, nil
 }
 
+// ReadBundlesFrom is ReadBundles over a file's bytes, without a copy of its lines: the
+// bundles' plain strings are windows on data, which must not change afterwards.
+func ReadBundlesFrom(data []byte, file string) ([]Bundle, error) {
+	return readBundlesData(data, file, nil)
+}
+
 // readBundlesData is readBundles over a file's bytes: its lines are parsed where they are,
 // without a copy of each (a 100 MB line cost six copies of itself before). The bundles' plain
 // strings are windows on data, which must not change afterwards.
@@ -268,7 +274,17 @@ func decodeString(span []byte, dst *string) error {
 			return nil
 		}
 	}
-	return json.Unmarshal(span, dst)
+	s, err := unmarshalString(span) // dst does not escape: a turn decoded into is not moved to the heap
+	*dst = s
+	return err
+}
+
+// unmarshalString is json.Unmarshal into a string, for what decodeString does not decode
+// itself (and for the error).
+func unmarshalString(span []byte) (string, error) {
+	var s string
+	err := json.Unmarshal(span, &s)
+	return s, err
 }
 
 func skipBlank(b []byte, i int) int {
