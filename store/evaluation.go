@@ -427,7 +427,7 @@ const assignmentBundle = `CASE WHEN a.bundle = 'null' THEN coalesce((SELECT grou
 
 const unitQuery = `SELECT u.id, u.project_id, coalesce(u.assignment_id, 0), coalesce(a.position, -1), u.unit_index,
 	coalesce(a.group_id, ''), u.kind, u.status, coalesce(u.participant_id, 0), coalesce(w.name, ''),
-	`+assignmentBundle+`, u.shown, u.state, u.result, u.last_index, u.last_annot, u.last_turn,
+	` + assignmentBundle + `, u.shown, u.state, u.result, u.last_index, u.last_annot, u.last_turn,
 	u.assigned_at, u.completed_at, u.updated_at
 	FROM eval_units u LEFT JOIN eval_assignments a ON a.id = u.assignment_id
 	LEFT JOIN eval_participants w ON w.id = u.participant_id`
