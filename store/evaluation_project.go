@@ -25,11 +25,7 @@ func (s *Store) SaveEvalProject(ctx context.Context, name, origin, source string
 	// The definition does not carry the bundles that become assignments (each is stored once,
 	// as its assignment's JSON; EvalProject reads them from there). Stores made before hold
 	// them in the definition too, and are read as they are.
-	def := *p
-	if !p.Settings.CollectDialogue {
-		def.Bundles = nil
-	}
-	config, err := ev.MarshalProject(&def)
+	config, err := ev.MarshalDefinition(p)
 	if err != nil {
 		return 0, err
 	}

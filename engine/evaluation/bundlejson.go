@@ -109,8 +109,10 @@ const BundlePartSize = 1 << 20
 // full: at no time is the whole JSON held. Every part ends between two characters, so each is
 // valid UTF-8 on its own.
 func WriteBundleJSON(w io.Writer, bundle Bundle, partSize int) error {
-	e := bundleEncoder{w: w, size: max(partSize, 1), seg: max(partSize/2, 1)}
-	e.buf = make([]byte, 0, e.size+e.seg*6+64)
+	e := bundleEncoder{w: w, size: max(partSize, 1), seg: max(partSize/8, 1)}
+	// grown by append as needed: most bundles are a few kB, a part at most about
+	// size+6*seg (a piece of a string all control characters)
+	e.buf = make([]byte, 0, min(e.size+e.seg*6+64, 4096))
 	e.raw(`{"data":[`)
 	for i, dp := range bundle.Datapoints {
 		if i > 0 {
@@ -155,6 +157,9 @@ func (e *bundleEncoder) str(s string) {
 		n := min(e.seg, len(s))
 		for n < len(s) && !utf8.RuneStart(s[n]) {
 			n++
+		}
+		if need := len(e.buf) + 6*n + 2; need > cap(e.buf) { // grown once to a part's room
+			e.buf = append(make([]byte, 0, max(need, e.size+e.seg*6+64)), e.buf...)
 		}
 		e.buf = appendJSONStringBody(e.buf, s[:n])
 		s = s[n:]

@@ -256,6 +256,17 @@ func bundlesFromTOML(tbs []tomlBundle, what string) ([]Bundle, error) {
 	return out, nil
 }
 
+// MarshalDefinition encodes a project as the store keeps its definition: MarshalProject
+// without the bundles that are its assignments (all of them, but for dialogue collection, whose
+// one assignment holds none), which the store keeps once, as its assignments' JSON.
+func MarshalDefinition(p *Project) ([]byte, error) {
+	def := *p
+	if !p.Settings.CollectDialogue {
+		def.Bundles = nil
+	}
+	return MarshalProject(&def)
+}
+
 // MarshalProject encodes a project in the app's TOML format.
 func MarshalProject(p *Project) ([]byte, error) {
 	s := p.Settings
