@@ -136,7 +136,7 @@ func bigLineProject(t *testing.T, dir, shape string, size int) int {
 // `make reliability` imports 100 MB lines (1.11 and 2.30 GB peak before); `make test` 4 MB
 // ones, to the same bound, and exports them back (the allocation ratios of a 10 MB line are
 // held in engine/evaluation and store).
-func TestLargeJSONLinePeakRSS(t *testing.T) {
+func TestBigJSONLinePeakRSS(t *testing.T) {
 	size := 4 << 20
 	if n, err := strconv.Atoi(os.Getenv("AGENTDESK_BIG_LINE_MB")); err == nil && n > 0 {
 		size = n * 1_000_000

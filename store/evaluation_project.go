@@ -118,7 +118,10 @@ func (r reader) EvalResults(ctx context.Context, projectID int64) (*ev.Project, 
 	if err != nil {
 		return nil, nil, err
 	}
-	units, err := r.EvalUnits(ctx, projectID)
+	// the units without their bundles: each is p.Bundles[position] (a 100 MB bundle was read
+	// and decoded again for each of its units)
+	units, err := r.unitRows(ctx, strings.Replace(unitQuery, assignmentBundle, `'[]'`, 1)+
+		` WHERE u.project_id = ? ORDER BY coalesce(a.position, -1), u.unit_index, u.id`, projectID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -135,11 +138,10 @@ func (r reader) EvalResults(ctx context.Context, projectID int64) (*ev.Project, 
 		case u.AssignmentID != 0:
 			if _, ok := byAssignment[u.AssignmentID]; !ok {
 				if u.Kind == ev.UnitTask {
-					bs, err := ev.ReadBundles(strings.NewReader(string(u.Bundle)), fmt.Sprintf("assignment %d", u.Position))
-					if err != nil || len(bs) != 1 {
-						return nil, nil, fmt.Errorf("assignment %d: stored bundle: %v", u.Position, err)
+					if u.Position < 0 || u.Position >= len(p.Bundles) {
+						return nil, nil, fmt.Errorf("assignment %d: the project has %d bundles", u.Position, len(p.Bundles))
 					}
-					bundle = bs[0]
+					bundle = p.Bundles[u.Position]
 				}
 				byAssignment[u.AssignmentID] = len(out)
 				out = append(out, ev.AssignmentResult{AssignmentID: fmt.Sprintf("assignment_%d", u.Position), Bundle: bundle})
