@@ -91,7 +91,8 @@ func TestLargeAnnotationPeakRSS(t *testing.T) {
 
 // bigLineProject copies the example evaluation project to dir with one more bundle in its data
 // file: a line of about size bytes, either one datapoint whose second turn is one long text
-// with escapes ("text") or one of very many short turns ("turns"). It returns the line's size.
+// with escapes ("text"), one of very many short turns ("turns", 37 bytes a turn on average) or
+// one of even more 16-byte turns ("short"). It returns the line's size.
 func bigLineProject(t *testing.T, dir, shape string, size int) int {
 	t.Helper()
 	copyDir(t, evalExample, dir)
@@ -109,6 +110,10 @@ func bigLineProject(t *testing.T, dir, shape string, size int) int {
 			line = append(line, chunk...)
 		}
 		line = append(line, `"]`...)
+	case "short":
+		for len(line) < size-64 {
+			line = append(line, `, ["user", "ok"]`...)
+		}
 	default:
 		for len(line) < size-64 {
 			line = append(line, `, ["user", "a short turn of a long dialogue, lorem ipsum"], ["system", "ok"]`...)
@@ -131,8 +136,9 @@ func bigLineProject(t *testing.T, dir, shape string, size int) int {
 }
 
 // One large JSONL line of an evaluation project imports in under twice its size plus 100 MB
-// peak RSS (issue 29), in both shapes: its strings are windows on the line or decoded once, the
-// project's definition does not carry it again, and its JSON is stored a part at a time.
+// peak RSS (issue 29), whatever its shape: a long line's turns are checked in place and decoded
+// a turn at a time only as the store writes them, the project's definition does not carry
+// them again, and the bundle's JSON is stored a part at a time.
 // `make reliability` imports 100 MB lines (1.11 and 2.30 GB peak before); `make test` 4 MB
 // ones, to the same bound, and exports them back (the allocation ratios of a 10 MB line are
 // held in engine/evaluation and store).
@@ -141,7 +147,7 @@ func TestBigJSONLinePeakRSS(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("AGENTDESK_BIG_LINE_MB")); err == nil && n > 0 {
 		size = n * 1_000_000
 	}
-	for _, shape := range []string{"text", "turns"} {
+	for _, shape := range []string{"text", "turns", "short"} {
 		t.Run(shape, func(t *testing.T) {
 			dir := t.TempDir()
 			n := bigLineProject(t, filepath.Join(dir, "ev"), shape, size)

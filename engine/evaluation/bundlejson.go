@@ -186,10 +186,10 @@ func (e *bundleEncoder) datapoint(dp Datapoint) {
 		e.str(t)
 	}
 	e.raw(`],"turns":`)
-	e.turns(dp.Turns)
-	if dp.Turns2 != nil {
+	e.turnsOf(dp.Turns, dp.turnsLine, "turns")
+	if dp.hasTurns2() {
 		e.raw(`,"turns2":`)
-		e.turns(dp.Turns2)
+		e.turnsOf(dp.Turns2, dp.turns2Line, "turns2")
 	}
 	if dp.BotPersona != nil {
 		e.raw(`,"bot_persona":`)
@@ -199,28 +199,45 @@ func (e *bundleEncoder) datapoint(dp Datapoint) {
 	e.raw("}")
 }
 
-func (e *bundleEncoder) turns(turns []Turn) {
+// turnsOf writes a list of turns: turns, or those still in the line (line), decoded one at a
+// time.
+func (e *bundleEncoder) turnsOf(turns []Turn, line []byte, key string) {
 	e.raw("[")
-	for i, t := range turns {
-		if i > 0 {
+	first := true
+	each := func(t Turn) {
+		if !first {
 			e.raw(",")
 		}
-		e.raw("[")
-		e.str(t.Speaker)
+		first = false
+		e.turn(t)
+	}
+	if line != nil {
+		if err := walkTurns(line, key, true, each); err != nil && e.err == nil {
+			e.err = err // checked when read: not expected
+		}
+	} else {
+		for _, t := range turns {
+			each(t)
+		}
+	}
+	e.raw("]")
+}
+
+func (e *bundleEncoder) turn(t Turn) {
+	e.raw("[")
+	e.str(t.Speaker)
+	e.raw(",")
+	e.str(t.Text)
+	if t.Truth != nil {
+		tb, _ := t.Truth.MarshalJSON()
 		e.raw(",")
-		e.str(t.Text)
-		if t.Truth != nil {
-			tb, _ := t.Truth.MarshalJSON()
-			e.raw(",")
-			e.buf = appendCompact(e.buf, tb)
-			e.raw(",")
-			if t.Explanation != nil {
-				e.str(*t.Explanation)
-			} else {
-				e.raw("null")
-			}
+		e.buf = appendCompact(e.buf, tb)
+		e.raw(",")
+		if t.Explanation != nil {
+			e.str(*t.Explanation)
+		} else {
+			e.raw("null")
 		}
-		e.raw("]")
 	}
 	e.raw("]")
 }

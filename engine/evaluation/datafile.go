@@ -73,9 +73,29 @@ func readBundlesData(data []byte, file string, rep *ImportReport) ([]Bundle, err
 	return rd.out, nil
 }
 
+// readBundlesLazy is readBundlesData keeping the turns of each line longer than over bytes in
+// the line: checked, not decoded (see Datapoint.turnsLine). The importer reads data files so:
+// a 100 MB line of short turns decoded is 48 bytes a turn (0.3 GB for 6 million 16-byte turns).
+func readBundlesLazy(data []byte, file string, rep *ImportReport, over int) ([]Bundle, error) {
+	rd := bundleReader{file: file, ignored: map[string]int{}, lazyOver: over}
+	for len(data) > 0 {
+		n := bytes.IndexByte(data, '\n') + 1
+		if n == 0 {
+			n = len(data)
+		}
+		if err := rd.line(data[:n]); err != nil {
+			return nil, err
+		}
+		data = data[n:]
+	}
+	rd.report(rep)
+	return rd.out, nil
+}
+
 // bundleReader reads a data file's lines in order.
 type bundleReader struct {
 	file               string
+	lazyOver           int // lines longer than this keep their turns in the line (0: none)
 	out                []Bundle
 	ignored            map[string]int
 	lineNo, datapoints int
@@ -89,7 +109,7 @@ func (rd *bundleReader) line(line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	b, err := parseBundleLine(line, rd.file, rd.lineNo, rd.ignored)
+	b, err := parseBundleLine(line, rd.file, rd.lineNo, rd.ignored, rd.lazyOver > 0 && len(line) > rd.lazyOver)
 	if err != nil {
 		return err
 	}
@@ -118,7 +138,7 @@ func (rd *bundleReader) report(rep *ImportReport) {
 // map[string]json.RawMessage and []json.RawMessage gave (the last of duplicate keys wins; a
 // value that does not fit is decoded that way for its error).
 
-func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]int) (Bundle, error) {
+func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]int, lazy bool) (Bundle, error) {
 	lineErr := func(format string, args ...any) error {
 		return &FileError{File: file, Line: lineNo, Err: fmt.Errorf(format, args...)}
 	}
@@ -152,7 +172,7 @@ func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]in
 	}
 	var b Bundle
 	for i, raw := range raws {
-		dp, err := parseDatapoint(raw, ignored)
+		dp, err := parseDatapoint(raw, ignored, lazy)
 		if err != nil {
 			return Bundle{}, lineErr("datapoint %d: %v", i+1, err)
 		}
@@ -329,7 +349,7 @@ func skipJSONValue(b []byte, i int) int {
 	return len(b)
 }
 
-func parseDatapoint(raw []byte, ignored map[string]int) (Datapoint, error) {
+func parseDatapoint(raw []byte, ignored map[string]int, lazy bool) (Datapoint, error) {
 	f, _ := jsonMembers(raw)
 	if f == nil {
 		return Datapoint{}, fmt.Errorf("want an object, found %s", jsonKind(raw))
@@ -374,11 +394,21 @@ func parseDatapoint(raw []byte, ignored map[string]int) (Datapoint, error) {
 	if !ok {
 		return dp, fmt.Errorf("%q is missing", "turns")
 	}
-	if dp.Turns, err = parseTurns(tr, "turns"); err != nil {
+	if lazy {
+		if err := checkTurns(tr, "turns"); err != nil {
+			return dp, err
+		}
+		dp.turnsLine = tr
+	} else if dp.Turns, err = parseTurns(tr, "turns"); err != nil {
 		return dp, err
 	}
 	if t2, ok := f["turns2"]; ok && !isNull(t2) {
-		if dp.Turns2, err = parseTurns(t2, "turns2"); err != nil {
+		if lazy {
+			if err := checkTurns(t2, "turns2"); err != nil {
+				return dp, err
+			}
+			dp.turns2Line = t2
+		} else if dp.Turns2, err = parseTurns(t2, "turns2"); err != nil {
 			return dp, err
 		}
 	}
@@ -399,8 +429,28 @@ func parseTurns(raw []byte, key string) ([]Turn, error) {
 	// The turns are walked in place: a list of their spans cost 24 bytes a turn (64 MB for a
 	// line of 2.6 million short turns).
 	out := make([]Turn, 0, n)
+	if err := walkTurns(raw, key, true, func(t Turn) { out = append(out, t) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkTurns checks a list of turns as parseTurns does (the same errors) without decoding or
+// keeping them. raw is valid JSON.
+func checkTurns(raw []byte, key string) error {
+	if b := bytes.TrimSpace(raw); isNull(b) || b[0] != '[' {
+		return fmt.Errorf("%q must be a list of turns, found %s", key, jsonKind(raw))
+	}
+	return walkTurns(raw, key, false, nil)
+}
+
+// walkTurns walks a valid JSON list of turns in place, giving each to fn decoded (decode) or
+// only checking it: in valid JSON a value that starts with a quote is a string, which is all
+// decoding a speaker, text or explanation can find wrong.
+func walkTurns(raw []byte, key string, decode bool, fn func(Turn)) error {
 	var partsBuf [5][]byte // a turn's parts, without a slice allocated for each turn
 	b := bytes.TrimSpace(raw)
+	isString := func(span []byte) bool { return len(span) > 0 && span[0] == '"' }
 	for i, j := 0, skipBlank(b, 1); j < len(b) && b[j] != ']'; i++ {
 		end := skipJSONValue(b, j)
 		it := b[j:end]
@@ -409,35 +459,42 @@ func parseTurns(raw []byte, key string) ([]Turn, error) {
 		}
 		parts, ok := appendJSONElements(partsBuf[:0], it)
 		if !ok {
-			return nil, fmt.Errorf("%s[%d]: a turn is [speaker, text], found %s", key, i, jsonKind(it))
+			return fmt.Errorf("%s[%d]: a turn is [speaker, text], found %s", key, i, jsonKind(it))
 		}
 		if len(parts) != 2 && len(parts) != 4 {
-			return nil, fmt.Errorf("%s[%d]: a turn has 2 elements ([speaker, text]) or 4 ([speaker, text, truth, explanation]), found %d", key, i, len(parts))
+			return fmt.Errorf("%s[%d]: a turn has 2 elements ([speaker, text]) or 4 ([speaker, text, truth, explanation]), found %d", key, i, len(parts))
 		}
 		var t Turn
-		if err := decodeString(parts[0], &t.Speaker); err != nil {
-			return nil, fmt.Errorf("%s[%d]: the speaker must be a string, found %s", key, i, jsonKind(parts[0]))
+		if !isString(parts[0]) || decode && decodeString(parts[0], &t.Speaker) != nil {
+			return fmt.Errorf("%s[%d]: the speaker must be a string, found %s", key, i, jsonKind(parts[0]))
 		}
-		if err := decodeString(parts[1], &t.Text); err != nil {
-			return nil, fmt.Errorf("%s[%d]: the text must be a string, found %s", key, i, jsonKind(parts[1]))
+		if !isString(parts[1]) || decode && decodeString(parts[1], &t.Text) != nil {
+			return fmt.Errorf("%s[%d]: the text must be a string, found %s", key, i, jsonKind(parts[1]))
 		}
 		if len(parts) == 4 {
 			truth, err := ParseTruth(bytes.Clone(parts[2])) // kept: not a window on the line
 			if err != nil {
-				return nil, fmt.Errorf("%s[%d]: %v", key, i, err)
+				return fmt.Errorf("%s[%d]: %v", key, i, err)
 			}
 			t.Truth = truth
 			if !isNull(parts[3]) {
-				var s string
-				if err := json.Unmarshal(parts[3], &s); err != nil {
-					return nil, fmt.Errorf("%s[%d]: the explanation must be a string or null, found %s", key, i, jsonKind(parts[3]))
+				if !isString(parts[3]) {
+					return fmt.Errorf("%s[%d]: the explanation must be a string or null, found %s", key, i, jsonKind(parts[3]))
 				}
-				t.Explanation = &s
+				if decode {
+					s, err := unmarshalString(parts[3])
+					if err != nil {
+						return fmt.Errorf("%s[%d]: the explanation must be a string or null, found %s", key, i, jsonKind(parts[3]))
+					}
+					t.Explanation = &s
+				}
 			}
 		}
-		out = append(out, t)
+		if fn != nil {
+			fn(t)
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // turnsJSON writes turns in the original's list form.
@@ -566,10 +623,10 @@ func appendDatapointJSON(b []byte, dp Datapoint) []byte {
 		b = appendJSONString(b, t)
 	}
 	b = append(b, `],"turns":`...)
-	b = appendTurnsJSON(b, dp.Turns)
-	if dp.Turns2 != nil {
+	b = appendTurnsJSON(b, dp.turns(false))
+	if dp.hasTurns2() {
 		b = append(b, `,"turns2":`...)
-		b = appendTurnsJSON(b, dp.Turns2)
+		b = appendTurnsJSON(b, dp.turns(true))
 	}
 	if dp.BotPersona != nil {
 		b = append(b, `,"bot_persona":`...)
