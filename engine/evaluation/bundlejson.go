@@ -1,6 +1,9 @@
 package evaluation
 
 import (
+	"bytes"
+	"cmp"
+	"fmt"
 	"io"
 	"unicode"
 	"unicode/utf16"
@@ -17,13 +20,18 @@ import (
 // byte becomes U+FFFD). ok is false for what is not valid (an escape cut short, a control
 // character, a bare quote): the caller lets json.Unmarshal say why.
 func unquoteJSON(body []byte) (s string, ok bool) {
-	out := make([]byte, 0, len(body)) // escapes only shrink; bad bytes (rare) grow it by append
+	out, ok := appendUnquoted(make([]byte, 0, len(body)), body) // escapes only shrink; bad bytes (rare) grow it by append
+	return unsafe.String(unsafe.SliceData(out), len(out)), ok
+}
+
+// appendUnquoted appends what unquoteJSON decodes to out.
+func appendUnquoted(out, body []byte) ([]byte, bool) {
 	for r := 0; r < len(body); {
 		c := body[r]
 		switch {
 		case c == '\\':
 			if r+1 >= len(body) {
-				return "", false
+				return out, false
 			}
 			switch e := body[r+1]; e {
 			case '"', '\\', '/':
@@ -42,7 +50,7 @@ func unquoteJSON(body []byte) (s string, ok bool) {
 			case 'u':
 				rr := hex4(body[r+2:])
 				if rr < 0 {
-					return "", false
+					return out, false
 				}
 				r += 6
 				if utf16.IsSurrogate(rr) {
@@ -59,10 +67,10 @@ func unquoteJSON(body []byte) (s string, ok bool) {
 				}
 				out = utf8.AppendRune(out, rr)
 			default:
-				return "", false
+				return out, false
 			}
 		case c == '"' || c < ' ':
-			return "", false
+			return out, false
 		case c < utf8.RuneSelf:
 			out = append(out, c)
 			r++
@@ -76,7 +84,7 @@ func unquoteJSON(body []byte) (s string, ok bool) {
 			r += size
 		}
 	}
-	return unsafe.String(unsafe.SliceData(out), len(out)), true
+	return out, true
 }
 
 // hex4 reads the four hex digits of a \u escape, -1 when they are not there.
@@ -129,11 +137,12 @@ func WriteBundleJSON(w io.Writer, bundle Bundle, partSize int) error {
 
 // bundleEncoder writes JSON into buf and hands buf to w whenever it holds size bytes.
 type bundleEncoder struct {
-	w    io.Writer
-	buf  []byte
-	size int // a part's size
-	seg  int // the longest piece of a string encoded at once
-	err  error
+	w       io.Writer
+	buf     []byte
+	scratch []byte // a piece of a string decoded (strSpan)
+	size    int    // a part's size
+	seg     int    // the longest piece of a string encoded at once
+	err     error
 }
 
 func (e *bundleEncoder) flush() {
@@ -146,6 +155,94 @@ func (e *bundleEncoder) flush() {
 
 func (e *bundleEncoder) raw(s string) {
 	e.buf = append(e.buf, s...)
+	e.flush()
+}
+
+// turnsFromLine writes the turns of a list still in the line (checked when it was read), a
+// turn at a time, each string transcoded from its span a piece at a time (strSpan): a 100 MB
+// text with escapes is never decoded whole.
+func (e *bundleEncoder) turnsFromLine(line []byte, key string) {
+	var partsBuf [5][]byte
+	b := bytes.TrimSpace(line)
+	for i, j := 0, skipBlank(b, 1); j < len(b) && b[j] != ']'; i++ {
+		end := skipJSONValue(b, j)
+		parts, _ := appendJSONElements(partsBuf[:0], b[j:end])
+		if j = skipBlank(b, end); j < len(b) && b[j] == ',' {
+			j = skipBlank(b, j+1)
+		}
+		if len(parts) != 2 && len(parts) != 4 {
+			e.err = cmp.Or(e.err, fmt.Errorf("%s[%d]: %d elements", key, i, len(parts))) // checked when read
+			return
+		}
+		if i > 0 {
+			e.raw(",")
+		}
+		e.raw("[")
+		e.strSpan(parts[0])
+		e.raw(",")
+		e.strSpan(parts[1])
+		if len(parts) == 4 {
+			truth, err := ParseTruth(bytes.Clone(parts[2]))
+			if err != nil {
+				e.err = cmp.Or(e.err, err)
+				return
+			}
+			tb, _ := truth.MarshalJSON()
+			e.raw(",")
+			e.buf = appendCompact(e.buf, tb)
+			e.raw(",")
+			if isNull(parts[3]) {
+				e.raw("null")
+			} else {
+				e.strSpan(parts[3])
+			}
+		}
+		e.raw("]")
+	}
+}
+
+// strSpan writes the JSON string at span (valid JSON) as str writes it decoded: a plain one
+// as it is, one with escapes or bad bytes decoded and written a piece of about seg bytes at a
+// time, cut where a piece decodes as it does inside the whole (not inside an escape, not
+// between the two escapes of a surrogate pair, before a byte that starts a character).
+func (e *bundleEncoder) strSpan(span []byte) {
+	body := span[1 : len(span)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		e.str(unsafe.String(unsafe.SliceData(body), len(body)))
+		return
+	}
+	e.buf = append(e.buf, '"')
+	for start := 0; start < len(body); {
+		i, highSurrogate := start, false
+		for i < len(body) && (i-start < e.seg || highSurrogate || !utf8.RuneStart(body[i])) {
+			if body[i] == '\\' && i+1 < len(body) && body[i+1] == 'u' {
+				r := hex4(body[i+2:])
+				highSurrogate = 0xd800 <= r && r < 0xdc00
+				i += 6
+			} else if body[i] == '\\' {
+				highSurrogate = false
+				i += 2
+			} else {
+				highSurrogate = false
+				i++
+			}
+		}
+		i = min(i, len(body))
+		var ok bool
+		e.scratch, ok = appendUnquoted(e.scratch[:0], body[start:i]) // one buffer for every piece
+		piece := unsafe.String(unsafe.SliceData(e.scratch), len(e.scratch))
+		if !ok {
+			e.err = cmp.Or(e.err, fmt.Errorf("a string that does not decode: %.40q", body[start:i]))
+			return
+		}
+		if need := len(e.buf) + 6*len(piece) + 2; need > cap(e.buf) {
+			e.buf = append(make([]byte, 0, max(need, e.size+e.seg*6+64)), e.buf...)
+		}
+		e.buf = appendJSONStringBody(e.buf, piece)
+		e.flush()
+		start = i
+	}
+	e.buf = append(e.buf, '"')
 	e.flush()
 }
 
@@ -212,9 +309,7 @@ func (e *bundleEncoder) turnsOf(turns []Turn, line []byte, key string) {
 		e.turn(t)
 	}
 	if line != nil {
-		if err := walkTurns(line, key, true, each); err != nil && e.err == nil {
-			e.err = err // checked when read: not expected
-		}
+		e.turnsFromLine(line, key)
 	} else {
 		for _, t := range turns {
 			each(t)
