@@ -241,3 +241,27 @@ func TestImportLazyLines(t *testing.T) {
 		}
 	}
 }
+
+// A project imported with its lines kept in place saves as a project file with its turns.
+func TestLazyLinesInAProjectFile(t *testing.T) {
+	dir := exampleProject(t)
+	defer func(n int) { LazyLineSize = n }(LazyLineSize)
+	LazyLineSize = 1
+	p, _, err := ImportOriginal(dir, ImportOptions{Config: "flags"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := MarshalProject(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := UnmarshalProject(data, "p.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Bundles {
+		if a, b := AppendBundleJSON(nil, back.Bundles[i]), AppendBundleJSON(nil, p.Bundles[i]); !bytes.Equal(a, b) || len(back.Bundles[i].Datapoints[0].Turns) == 0 {
+			t.Fatalf("bundle %d:\n%s\nwant\n%s", i, a, b)
+		}
+	}
+}

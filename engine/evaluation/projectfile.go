@@ -219,7 +219,7 @@ func bundlesToTOML(bs []Bundle) []tomlBundle {
 		for _, dp := range b.Datapoints {
 			tb.Datapoints = append(tb.Datapoints, tomlDatapoint{DialogueID: dp.DialogueID, OriginWorkerID: dp.OriginWorkerID,
 				GroupID: dp.GroupID, AnnotationTasks: dp.AnnotationTasks, BotPersona: string(dp.BotPersona),
-				Turns: turnsToTOML(dp.Turns), Turns2: turnsToTOML(dp.Turns2)})
+				Turns: turnsToTOML(dp.turns(false)), Turns2: turnsToTOML(dp.turns(true))}) // decoded if still in the line
 		}
 		out = append(out, tb)
 	}
