@@ -121,13 +121,16 @@ fuzz:
 
 # The long reliability loops CI skips: 20 kill -9 per writing pickle command on 100 MB of data,
 # 10 SIGINT and 10 SIGTERM at random moments of the same commands, 500 corrupted inputs per kind
-# (pickles, Odyssey folders, evaluation projects, templates), and the 300k-step annotation file
-# imported under 250 MB peak RSS.
+# (pickles, Odyssey folders, evaluation projects, templates), the 300k-step annotation file
+# imported under 250 MB peak RSS, and 100 MB JSONL lines of an evaluation project (one long
+# text; 2.7 million short turns; 6.2 million 16-byte turns) imported under twice their size plus
+# 100 MB.
 reliability:
 	@scripts/deps.sh test
 	set -o pipefail; AGENTDESK_KILLS=$(or $(KILLS),20) AGENTDESK_KILL_MB=$(or $(KILL_MB),100) AGENTDESK_SWEEP=$(or $(SWEEP),500) AGENTDESK_SIGNALS=$(or $(SIGNALS),10) \
 	  AGENTDESK_BIG_STEPS=$(or $(BIG_STEPS),300000) AGENTDESK_PREDICT_EPISODES=$(or $(PREDICT_EPISODES),520) \
-	  $(GO) test -count=1 -timeout 60m -v -run '^(TestKilledWritesRecover|TestSignalsAtRandomMoments|TestCorruptedInputsSweep|TestLargeAnnotationPeakRSS|TestOdysseyPredictResumesAfterAKill)$$' ./app \
+	  AGENTDESK_BIG_LINE_MB=$(or $(BIG_LINE_MB),100) \
+	  $(GO) test -count=1 -timeout 60m -v -run '^(TestKilledWritesRecover|TestSignalsAtRandomMoments|TestCorruptedInputsSweep|TestLargeAnnotationPeakRSS|TestOdysseyPredictResumesAfterAKill|TestBigJSONLinePeakRSS)$$' ./app \
 	  | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|kills survived|signals came before|corrupted inputs tried|peaked at|test records'
 
 # The release binary, built once; packaging reuses it.

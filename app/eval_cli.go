@@ -691,7 +691,7 @@ func evalBotSetup(fs *flag.FlagSet) runFunc {
 		}
 		ev.CloseBot(b)
 		p.Bots[args[1]] = spec
-		config, err := ev.MarshalProject(p)
+		config, err := ev.MarshalDefinition(p)
 		if err != nil {
 			return err
 		}

@@ -287,7 +287,7 @@ func (e *env) editSettings(ctx context.Context, args []string, edit func(*ev.Set
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	config, err := ev.MarshalProject(p)
+	config, err := ev.MarshalDefinition(p)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 				<-ctx.Done()
 			}
 		}
-		os.Exit(Main(os.Args[1:], func(GUIOptions) int { fmt.Fprintln(os.Stderr, "no GUI in tests"); return 1 }))
+		code := Main(os.Args[1:], func(GUIOptions) int { fmt.Fprintln(os.Stderr, "no GUI in tests"); return 1 })
+		if path := os.Getenv("AGENTDESK_TEST_PEAK_RSS"); path != "" {
+			writePeakRSS(path)
+		}
+		os.Exit(code)
 	}
 	if path := os.Getenv("AGENTDESK_TEST_HOLD_STORE"); path != "" {
 		os.Exit(holdStore(path))

@@ -73,23 +73,39 @@ func (s *Store) CreateEvalProject(ctx context.Context, name, origin, source, con
 			return err
 		}
 		defer insU.Close()
+		var insP *sql.Stmt // the parts of large bundles, prepared for the first
 		for pos, a := range assignments {
 			if a.Units < 0 {
 				return fmt.Errorf("assignment %d (%s): negative number of units", pos, a.GroupID)
 			}
 			kind := ev.UnitTask
-			// The bundle is bound as text without a copy in Go (the driver copies it for SQLite):
-			// a 100 MB line cost a third copy here.
-			bundle := "[]"
-			if len(a.Bundle) > 0 {
-				bundle = unsafe.String(&a.Bundle[0], len(a.Bundle))
-			}
-			if bundle == "[]" {
-				kind = ev.UnitCollection
-			}
 			var aid int64
-			if err := insA.QueryRowContext(ctx, id, pos, a.GroupID, bundle).Scan(&aid); err != nil {
-				return fmt.Errorf("assignment %d (%s): %w", pos, a.GroupID, err)
+			if a.Data != nil {
+				if insP == nil {
+					if insP, err = tx.tx.PrepareContext(ctx, `INSERT INTO eval_bundle_parts (assignment_id, seq, part) VALUES (?, ?, ?)`); err != nil {
+						return err
+					}
+					defer insP.Close()
+				}
+				pw := &bundlePartWriter{ctx: ctx, insA: insA, insP: insP, project: id, pos: pos, group: a.GroupID}
+				if err := ev.WriteBundleJSON(pw, *a.Data, ev.BundlePartSize); err != nil {
+					return fmt.Errorf("assignment %d (%s): %w", pos, a.GroupID, err)
+				}
+				if aid, err = pw.close(); err != nil {
+					return fmt.Errorf("assignment %d (%s): %w", pos, a.GroupID, err)
+				}
+			} else {
+				// The bundle is bound as text without a copy in Go (the driver copies it for SQLite).
+				bundle := "[]"
+				if len(a.Bundle) > 0 {
+					bundle = unsafe.String(&a.Bundle[0], len(a.Bundle))
+				}
+				if bundle == "[]" {
+					kind = ev.UnitCollection
+				}
+				if err := insA.QueryRowContext(ctx, id, pos, a.GroupID, bundle).Scan(&aid); err != nil {
+					return fmt.Errorf("assignment %d (%s): %w", pos, a.GroupID, err)
+				}
 			}
 			for u := 0; u < a.Units; u++ {
 				if _, err := insU.ExecContext(ctx, id, aid, u, kind); err != nil {
@@ -103,6 +119,54 @@ func (s *Store) CreateEvalProject(ctx context.Context, name, origin, source, con
 		return err
 	})
 	return id, err
+}
+
+// bundlePartWriter stores a bundle's JSON as WriteBundleJSON hands it over: a bundle of one
+// part goes in the assignment's bundle column; a larger one leaves 'null' there and goes in
+// eval_bundle_parts, a part a row. A part is kept until the next comes (or the end), to know
+// which; each is bound without a copy in Go, so no more than about two parts are held.
+type bundlePartWriter struct {
+	ctx        context.Context
+	insA, insP *sql.Stmt
+	project    int64
+	pos        int
+	group      string
+	pending    []byte
+	aid        int64
+	seq        int
+}
+
+func (w *bundlePartWriter) Write(p []byte) (int, error) {
+	if w.pending != nil {
+		if err := w.flush(); err != nil {
+			return 0, err
+		}
+	}
+	w.pending = append(w.pending[:0], p...)
+	return len(p), nil
+}
+
+// flush stores the pending part as a part row, the assignment's row first.
+func (w *bundlePartWriter) flush() error {
+	if w.aid == 0 {
+		if err := w.insA.QueryRowContext(w.ctx, w.project, w.pos, w.group, "null").Scan(&w.aid); err != nil {
+			return err
+		}
+	}
+	if _, err := w.insP.ExecContext(w.ctx, w.aid, w.seq, unsafe.String(unsafe.SliceData(w.pending), len(w.pending))); err != nil {
+		return err
+	}
+	w.seq++
+	return nil
+}
+
+// close stores what is pending and returns the assignment's id.
+func (w *bundlePartWriter) close() (int64, error) {
+	if w.aid == 0 {
+		err := w.insA.QueryRowContext(w.ctx, w.project, w.pos, w.group, unsafe.String(unsafe.SliceData(w.pending), len(w.pending))).Scan(&w.aid)
+		return w.aid, err
+	}
+	return w.aid, w.flush()
 }
 
 // DeleteEvalProject removes a project with its participants, units, answers and
@@ -361,9 +425,14 @@ func (s *Store) RevokeEvalQualification(ctx context.Context, participantID int64
 	return err
 }
 
+// assignmentBundle is the JSON of assignment a's bundle: its column, or its parts joined in
+// order when the column holds 'null' (a large bundle); '[]' where there is no assignment.
+const assignmentBundle = `CASE WHEN a.bundle = 'null' THEN coalesce((SELECT group_concat(bp.part, '' ORDER BY bp.seq)
+	FROM eval_bundle_parts bp WHERE bp.assignment_id = a.id), 'null') ELSE coalesce(a.bundle, '[]') END`
+
 const unitQuery = `SELECT u.id, u.project_id, coalesce(u.assignment_id, 0), coalesce(a.position, -1), u.unit_index,
 	coalesce(a.group_id, ''), u.kind, u.status, coalesce(u.participant_id, 0), coalesce(w.name, ''),
-	coalesce(a.bundle, '[]'), u.shown, u.state, u.result, u.last_index, u.last_annot, u.last_turn,
+	` + assignmentBundle + `, u.shown, u.state, u.result, u.last_index, u.last_annot, u.last_turn,
 	u.assigned_at, u.completed_at, u.updated_at
 	FROM eval_units u LEFT JOIN eval_assignments a ON a.id = u.assignment_id
 	LEFT JOIN eval_participants w ON w.id = u.participant_id`
@@ -422,7 +491,7 @@ func (r reader) EvalUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord
 // out units needs (the open ones are the project's definition), read fast while hundreds of
 // participants answer.
 func (r reader) EvalHeldUnits(ctx context.Context, projectID int64) ([]ev.UnitRecord, error) {
-	q := strings.Replace(unitQuery, `coalesce(a.bundle, '[]'), u.shown, u.state, u.result`, `'[]', 'null', '{}', '{}'`, 1)
+	q := strings.Replace(unitQuery, assignmentBundle+`, u.shown, u.state, u.result`, `'[]', 'null', '{}', '{}'`, 1)
 	return r.unitRows(ctx, q+` WHERE u.project_id = ? AND u.status IN ('assigned', 'completed')
 		ORDER BY coalesce(a.position, -1), u.unit_index, u.id`, projectID)
 }

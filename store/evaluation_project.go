@@ -22,7 +22,10 @@ func (s *Store) SaveEvalProject(ctx context.Context, name, origin, source string
 		return 0, errors.New("the project needs a name")
 	}
 	p.Name = name
-	config, err := ev.MarshalProject(p)
+	// The definition does not carry the bundles that become assignments (each is stored once,
+	// as its assignment's JSON; EvalProject reads them from there). Stores made before hold
+	// them in the definition too, and are read as they are.
+	config, err := ev.MarshalDefinition(p)
 	if err != nil {
 		return 0, err
 	}
@@ -39,11 +42,11 @@ func (s *Store) SaveEvalProject(ctx context.Context, name, origin, source string
 			if err != nil {
 				return 0, fmt.Errorf("bundle %d: %w", i+1, err)
 			}
-			// the data file's line as WriteBundles writes it, encoded once into its own slice
-			as = append(as, ev.NewAssignment{GroupID: b.GroupID(), Bundle: ev.AppendBundleJSON(nil, b), Units: n})
+			// the data file's line as WriteBundles writes it, written a part at a time
+			as = append(as, ev.NewAssignment{GroupID: b.GroupID(), Data: &p.Bundles[i], Units: n})
 		}
 	}
-	// the definition holds every bundle too: bound without a copy in Go (config is not reused)
+	// bound without a copy in Go (config is not reused)
 	return s.CreateEvalProject(ctx, name, origin, source, unsafe.String(unsafe.SliceData(config), len(config)), report, as)
 }
 
@@ -62,7 +65,49 @@ func (r reader) EvalProject(ctx context.Context, id int64) (*ev.Project, error) 
 	if err != nil {
 		return nil, fmt.Errorf("evaluation project %q: %w", name, err)
 	}
+	if len(p.Bundles) == 0 && !p.Settings.CollectDialogue {
+		if p.Bundles, err = r.assignmentBundles(ctx, id); err != nil {
+			return nil, fmt.Errorf("evaluation project %q: %w", name, err)
+		}
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("evaluation project %q: %w", name, err)
+		}
+	}
 	return p, nil
+}
+
+// assignmentBundles reads a project's bundles from its assignments, in data-file order (the
+// definitions stored since migration 10 do not carry them).
+func (r reader) assignmentBundles(ctx context.Context, projectID int64) ([]ev.Bundle, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT a.position, `+assignmentBundle+` FROM eval_assignments a
+		WHERE a.project_id = ? ORDER BY a.position`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ev.Bundle
+	for rows.Next() {
+		var pos int
+		var raw []byte
+		if err := rows.Scan(&pos, &raw); err != nil {
+			return nil, err
+		}
+		if string(raw) == "[]" { // a collection's assignment
+			continue
+		}
+		if pos != len(out) {
+			return nil, fmt.Errorf("assignment %d: found where assignment %d belongs", pos, len(out))
+		}
+		bs, err := ev.ReadBundlesFrom(raw, fmt.Sprintf("assignment %d", pos))
+		if err != nil {
+			return nil, fmt.Errorf("stored bundle: %w", err)
+		}
+		if len(bs) != 1 {
+			return nil, fmt.Errorf("assignment %d: stored bundle: %d bundles", pos, len(bs))
+		}
+		out = append(out, bs[0])
+	}
+	return out, rows.Err()
 }
 
 // EvalResults returns a project with every assignment and the attempts made on it (task,
@@ -73,7 +118,10 @@ func (r reader) EvalResults(ctx context.Context, projectID int64) (*ev.Project, 
 	if err != nil {
 		return nil, nil, err
 	}
-	units, err := r.EvalUnits(ctx, projectID)
+	// the units without their bundles: each is p.Bundles[position] (a 100 MB bundle was read
+	// and decoded again for each of its units)
+	units, err := r.unitRows(ctx, strings.Replace(unitQuery, assignmentBundle, `'[]'`, 1)+
+		` WHERE u.project_id = ? ORDER BY coalesce(a.position, -1), u.unit_index, u.id`, projectID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,11 +138,10 @@ func (r reader) EvalResults(ctx context.Context, projectID int64) (*ev.Project, 
 		case u.AssignmentID != 0:
 			if _, ok := byAssignment[u.AssignmentID]; !ok {
 				if u.Kind == ev.UnitTask {
-					bs, err := ev.ReadBundles(strings.NewReader(string(u.Bundle)), fmt.Sprintf("assignment %d", u.Position))
-					if err != nil || len(bs) != 1 {
-						return nil, nil, fmt.Errorf("assignment %d: stored bundle: %v", u.Position, err)
+					if u.Position < 0 || u.Position >= len(p.Bundles) {
+						return nil, nil, fmt.Errorf("assignment %d: the project has %d bundles", u.Position, len(p.Bundles))
 					}
-					bundle = bs[0]
+					bundle = p.Bundles[u.Position]
 				}
 				byAssignment[u.AssignmentID] = len(out)
 				out = append(out, ev.AssignmentResult{AssignmentID: fmt.Sprintf("assignment_%d", u.Position), Bundle: bundle})

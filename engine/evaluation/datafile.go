@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentdesk/agentdesk/engine/limits"
 )
@@ -47,10 +48,36 @@ func readBundles(r io.Reader, file string, rep *ImportReport) ([]Bundle, error) 
 	return rd.out, nil
 }
 
+// ReadBundlesFrom is ReadBundles over a file's bytes, without a copy of its lines: the
+// bundles' plain strings are windows on data, which must not change afterwards.
+func ReadBundlesFrom(data []byte, file string) ([]Bundle, error) {
+	return readBundlesData(data, file, nil)
+}
+
 // readBundlesData is readBundles over a file's bytes: its lines are parsed where they are,
-// without a copy of each (a 100 MB line cost six copies of itself before).
+// without a copy of each (a 100 MB line cost six copies of itself before). The bundles' plain
+// strings are windows on data, which must not change afterwards.
 func readBundlesData(data []byte, file string, rep *ImportReport) ([]Bundle, error) {
 	rd := bundleReader{file: file, ignored: map[string]int{}}
+	for len(data) > 0 {
+		n := bytes.IndexByte(data, '\n') + 1
+		if n == 0 {
+			n = len(data)
+		}
+		if err := rd.line(data[:n]); err != nil {
+			return nil, err
+		}
+		data = data[n:]
+	}
+	rd.report(rep)
+	return rd.out, nil
+}
+
+// readBundlesLazy is readBundlesData keeping the turns of each line longer than over bytes in
+// the line: checked, not decoded (see Datapoint.turnsLine). The importer reads data files so:
+// a 100 MB line of short turns decoded is 48 bytes a turn (0.3 GB for 6 million 16-byte turns).
+func readBundlesLazy(data []byte, file string, rep *ImportReport, over int) ([]Bundle, error) {
+	rd := bundleReader{file: file, ignored: map[string]int{}, lazyOver: over}
 	for len(data) > 0 {
 		n := bytes.IndexByte(data, '\n') + 1
 		if n == 0 {
@@ -68,6 +95,7 @@ func readBundlesData(data []byte, file string, rep *ImportReport) ([]Bundle, err
 // bundleReader reads a data file's lines in order.
 type bundleReader struct {
 	file               string
+	lazyOver           int // lines longer than this keep their turns in the line (0: none)
 	out                []Bundle
 	ignored            map[string]int
 	lineNo, datapoints int
@@ -81,7 +109,7 @@ func (rd *bundleReader) line(line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	b, err := parseBundleLine(line, rd.file, rd.lineNo, rd.ignored)
+	b, err := parseBundleLine(line, rd.file, rd.lineNo, rd.ignored, rd.lazyOver > 0 && len(line) > rd.lazyOver)
 	if err != nil {
 		return err
 	}
@@ -110,7 +138,7 @@ func (rd *bundleReader) report(rep *ImportReport) {
 // map[string]json.RawMessage and []json.RawMessage gave (the last of duplicate keys wins; a
 // value that does not fit is decoded that way for its error).
 
-func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]int) (Bundle, error) {
+func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]int, lazy bool) (Bundle, error) {
 	lineErr := func(format string, args ...any) error {
 		return &FileError{File: file, Line: lineNo, Err: fmt.Errorf(format, args...)}
 	}
@@ -144,7 +172,7 @@ func parseBundleLine(line []byte, file string, lineNo int, ignored map[string]in
 	}
 	var b Bundle
 	for i, raw := range raws {
-		dp, err := parseDatapoint(raw, ignored)
+		dp, err := parseDatapoint(raw, ignored, lazy)
 		if err != nil {
 			return Bundle{}, lineErr("datapoint %d: %v", i+1, err)
 		}
@@ -196,14 +224,27 @@ func jsonElements(raw []byte) (elems [][]byte, ok bool) {
 	if b[0] != '[' {
 		return nil, false
 	}
-	n := 0
-	for i := skipBlank(b, 1); i < len(b) && b[i] != ']'; n++ { // counted first: one allocation
+	n, _ := countJSONElements(b) // counted first: one allocation
+	return appendJSONElements(make([][]byte, 0, n), b)
+}
+
+// countJSONElements counts the elements of a valid JSON list; ok is false when raw is neither
+// a list nor null (null has none).
+func countJSONElements(raw []byte) (n int, ok bool) {
+	b := bytes.TrimSpace(raw)
+	if isNull(b) {
+		return 0, true
+	}
+	if len(b) == 0 || b[0] != '[' {
+		return 0, false
+	}
+	for i := skipBlank(b, 1); i < len(b) && b[i] != ']'; n++ {
 		i = skipBlank(b, skipJSONValue(b, i))
 		if i < len(b) && b[i] == ',' {
 			i = skipBlank(b, i+1)
 		}
 	}
-	return appendJSONElements(make([][]byte, 0, n), b)
+	return n, true
 }
 
 // appendJSONElements is jsonElements appending to elems (null gives elems as they are).
@@ -244,11 +285,26 @@ func decodeString(span []byte, dst *string) error {
 			}
 		}
 		if plain && (ascii || utf8.Valid(body)) {
-			*dst = string(body)
+			// a window on the line, not a copy: the lines read are never written to after
+			*dst = unsafe.String(unsafe.SliceData(body), len(body))
+			return nil
+		}
+		if s, ok := unquoteJSON(body); ok { // decoded once into its own bytes
+			*dst = s
 			return nil
 		}
 	}
-	return json.Unmarshal(span, dst)
+	s, err := unmarshalString(span) // dst does not escape: a turn decoded into is not moved to the heap
+	*dst = s
+	return err
+}
+
+// unmarshalString is json.Unmarshal into a string, for what decodeString does not decode
+// itself (and for the error).
+func unmarshalString(span []byte) (string, error) {
+	var s string
+	err := json.Unmarshal(span, &s)
+	return s, err
 }
 
 func skipBlank(b []byte, i int) int {
@@ -293,7 +349,7 @@ func skipJSONValue(b []byte, i int) int {
 	return len(b)
 }
 
-func parseDatapoint(raw []byte, ignored map[string]int) (Datapoint, error) {
+func parseDatapoint(raw []byte, ignored map[string]int, lazy bool) (Datapoint, error) {
 	f, _ := jsonMembers(raw)
 	if f == nil {
 		return Datapoint{}, fmt.Errorf("want an object, found %s", jsonKind(raw))
@@ -338,11 +394,21 @@ func parseDatapoint(raw []byte, ignored map[string]int) (Datapoint, error) {
 	if !ok {
 		return dp, fmt.Errorf("%q is missing", "turns")
 	}
-	if dp.Turns, err = parseTurns(tr, "turns"); err != nil {
+	if lazy {
+		if err := checkTurns(tr, "turns"); err != nil {
+			return dp, err
+		}
+		dp.turnsLine = tr
+	} else if dp.Turns, err = parseTurns(tr, "turns"); err != nil {
 		return dp, err
 	}
 	if t2, ok := f["turns2"]; ok && !isNull(t2) {
-		if dp.Turns2, err = parseTurns(t2, "turns2"); err != nil {
+		if lazy {
+			if err := checkTurns(t2, "turns2"); err != nil {
+				return dp, err
+			}
+			dp.turns2Line = t2
+		} else if dp.Turns2, err = parseTurns(t2, "turns2"); err != nil {
 			return dp, err
 		}
 	}
@@ -356,44 +422,79 @@ func parseDatapoint(raw []byte, ignored map[string]int) (Datapoint, error) {
 // explanation] (explanation may be null, as in gold files). Three elements would crash the
 // original and are refused. raw is valid JSON.
 func parseTurns(raw []byte, key string) ([]Turn, error) {
-	items, ok := jsonElements(raw)
-	if !ok || items == nil {
+	n, ok := countJSONElements(raw)
+	if !ok || isNull(raw) {
 		return nil, fmt.Errorf("%q must be a list of turns, found %s", key, jsonKind(raw))
 	}
-	out := make([]Turn, 0, len(items))
+	// The turns are walked in place: a list of their spans cost 24 bytes a turn (64 MB for a
+	// line of 2.6 million short turns).
+	out := make([]Turn, 0, n)
+	if err := walkTurns(raw, key, true, func(t Turn) { out = append(out, t) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkTurns checks a list of turns as parseTurns does (the same errors) without decoding or
+// keeping them. raw is valid JSON.
+func checkTurns(raw []byte, key string) error {
+	if b := bytes.TrimSpace(raw); isNull(b) || b[0] != '[' {
+		return fmt.Errorf("%q must be a list of turns, found %s", key, jsonKind(raw))
+	}
+	return walkTurns(raw, key, false, nil)
+}
+
+// walkTurns walks a valid JSON list of turns in place, giving each to fn decoded (decode) or
+// only checking it: in valid JSON a value that starts with a quote is a string, which is all
+// decoding a speaker, text or explanation can find wrong.
+func walkTurns(raw []byte, key string, decode bool, fn func(Turn)) error {
 	var partsBuf [5][]byte // a turn's parts, without a slice allocated for each turn
-	for i, it := range items {
+	b := bytes.TrimSpace(raw)
+	isString := func(span []byte) bool { return len(span) > 0 && span[0] == '"' }
+	for i, j := 0, skipBlank(b, 1); j < len(b) && b[j] != ']'; i++ {
+		end := skipJSONValue(b, j)
+		it := b[j:end]
+		if j = skipBlank(b, end); j < len(b) && b[j] == ',' {
+			j = skipBlank(b, j+1)
+		}
 		parts, ok := appendJSONElements(partsBuf[:0], it)
 		if !ok {
-			return nil, fmt.Errorf("%s[%d]: a turn is [speaker, text], found %s", key, i, jsonKind(it))
+			return fmt.Errorf("%s[%d]: a turn is [speaker, text], found %s", key, i, jsonKind(it))
 		}
 		if len(parts) != 2 && len(parts) != 4 {
-			return nil, fmt.Errorf("%s[%d]: a turn has 2 elements ([speaker, text]) or 4 ([speaker, text, truth, explanation]), found %d", key, i, len(parts))
+			return fmt.Errorf("%s[%d]: a turn has 2 elements ([speaker, text]) or 4 ([speaker, text, truth, explanation]), found %d", key, i, len(parts))
 		}
 		var t Turn
-		if err := decodeString(parts[0], &t.Speaker); err != nil {
-			return nil, fmt.Errorf("%s[%d]: the speaker must be a string, found %s", key, i, jsonKind(parts[0]))
+		if !isString(parts[0]) || decode && decodeString(parts[0], &t.Speaker) != nil {
+			return fmt.Errorf("%s[%d]: the speaker must be a string, found %s", key, i, jsonKind(parts[0]))
 		}
-		if err := decodeString(parts[1], &t.Text); err != nil {
-			return nil, fmt.Errorf("%s[%d]: the text must be a string, found %s", key, i, jsonKind(parts[1]))
+		if !isString(parts[1]) || decode && decodeString(parts[1], &t.Text) != nil {
+			return fmt.Errorf("%s[%d]: the text must be a string, found %s", key, i, jsonKind(parts[1]))
 		}
 		if len(parts) == 4 {
 			truth, err := ParseTruth(bytes.Clone(parts[2])) // kept: not a window on the line
 			if err != nil {
-				return nil, fmt.Errorf("%s[%d]: %v", key, i, err)
+				return fmt.Errorf("%s[%d]: %v", key, i, err)
 			}
 			t.Truth = truth
 			if !isNull(parts[3]) {
-				var s string
-				if err := json.Unmarshal(parts[3], &s); err != nil {
-					return nil, fmt.Errorf("%s[%d]: the explanation must be a string or null, found %s", key, i, jsonKind(parts[3]))
+				if !isString(parts[3]) {
+					return fmt.Errorf("%s[%d]: the explanation must be a string or null, found %s", key, i, jsonKind(parts[3]))
 				}
-				t.Explanation = &s
+				if decode {
+					s, err := unmarshalString(parts[3])
+					if err != nil {
+						return fmt.Errorf("%s[%d]: the explanation must be a string or null, found %s", key, i, jsonKind(parts[3]))
+					}
+					t.Explanation = &s
+				}
 			}
 		}
-		out = append(out, t)
+		if fn != nil {
+			fn(t)
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // turnsJSON writes turns in the original's list form.
@@ -443,8 +544,13 @@ func appendCompact(b, raw []byte) []byte {
 // control characters, quotes and backslashes escaped, invalid UTF-8 as \ufffd, U+2028 and
 // U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	return append(appendJSONStringBody(b, s), '"')
+}
+
+// appendJSONStringBody is appendJSONString without the quotes.
+func appendJSONStringBody(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -490,8 +596,7 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 // datapointJSON writes a datapoint in the original's shape.
@@ -518,10 +623,10 @@ func appendDatapointJSON(b []byte, dp Datapoint) []byte {
 		b = appendJSONString(b, t)
 	}
 	b = append(b, `],"turns":`...)
-	b = appendTurnsJSON(b, dp.Turns)
-	if dp.Turns2 != nil {
+	b = appendTurnsJSON(b, dp.turns(false))
+	if dp.hasTurns2() {
 		b = append(b, `,"turns2":`...)
-		b = appendTurnsJSON(b, dp.Turns2)
+		b = appendTurnsJSON(b, dp.turns(true))
 	}
 	if dp.BotPersona != nil {
 		b = append(b, `,"bot_persona":`...)

@@ -79,8 +79,9 @@ func TestAppendedJSONIsTheEncoders(t *testing.T) {
 	}
 }
 
-// Lines read from the file's bytes and from a reader give the same bundles and errors, and the
-// bundles are not windows on the file's bytes (which a 100 MB line would keep alive).
+// Lines read from the file's bytes and from a reader give the same bundles and errors. (The
+// bundles read from the bytes hold windows on them, their plain strings: a 100 MB line of
+// short turns cost 77 MB more as copies.)
 func TestReadBundlesDataIsReadBundles(t *testing.T) {
 	in := "\ufeff{\"data\": [{\"dialogue_id\": \"d\\u00e9\", \"annotation_tasks\": [\"a\"], \"turns\": [[\"user\", \"hi\"], [\"s\", \"x\", {\"q\": \"y\"}, null]], \"bot_persona\": {\"p\": 1}, \"extra\": 1, \"extra\": 2}], \"more\": true}\n\n" +
 		"{\"data\": [{\"dialogue_id\": \"e\", \"group_id\": null, \"annotation_tasks\": [], \"turns\": [], \"turns2\": null}]}"
@@ -98,14 +99,6 @@ func TestReadBundlesDataIsReadBundles(t *testing.T) {
 	WriteBundles(&b, fromReader)
 	if a.String() != b.String() || len(fromData) != 2 {
 		t.Errorf("%s\nwant\n%s", a.String(), b.String())
-	}
-	for i := range data {
-		data[i] = 'X'
-	}
-	var c bytes.Buffer
-	WriteBundles(&c, fromData)
-	if c.String() != b.String() {
-		t.Errorf("the bundles changed with the file's bytes:\n%s", c.String())
 	}
 	for _, bad := range []string{`{"data": [{"dialogue_id": 1}]}`, `[1]`, `null`, `{"data": {}}`, `{"data": [{"dialogue_id": "d", "annotation_tasks": [], "turns": [["a"]]}]}`,
 		`{"data": [{"dialogue_id": "d", "annotation_tasks": [], "turns": [null]}]}`, `{"data": [1`, `{"data": null}`} {

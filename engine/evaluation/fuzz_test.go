@@ -26,6 +26,24 @@ func FuzzReadBundles(f *testing.F) {
 	f.Add([]byte("\ufeff{\"data\": []}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		bs, err := ReadBundles(bytes.NewReader(data), "f.jsonl")
+		// kept in the line (as the importer reads long lines): the same errors, the same JSON,
+		// whole and in parts
+		lazy, lerr := readBundlesLazy(bytes.Clone(data), "f.jsonl", nil, 1)
+		if (err == nil) != (lerr == nil) || err != nil && err.Error() != lerr.Error() {
+			t.Fatalf("read whole: %v; kept in the line: %v", err, lerr)
+		}
+		if err == nil {
+			var whole, inLine, parts bytes.Buffer
+			WriteBundles(&whole, bs)
+			WriteBundles(&inLine, lazy)
+			for _, b := range lazy {
+				WriteBundleJSON(&parts, b, 7)
+				parts.WriteByte('\n')
+			}
+			if whole.String() != inLine.String() || whole.String() != parts.String() {
+				t.Fatalf("written from the line:\n%s\nin parts:\n%s\nwant\n%s", inLine.String(), parts.String(), whole.String())
+			}
+		}
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.File != "f.jsonl" || fe.Line < 1 {

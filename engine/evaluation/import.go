@@ -656,6 +656,11 @@ func (im *importer) settings(p *Project, paths map[string]string) error {
 	return nil
 }
 
+// LazyLineSize is the length from which a data file's line keeps its turns in the file's
+// bytes when imported (Datapoint.turnsLine): checked, and decoded a turn at a time only as
+// the store writes the bundle. A variable for tests.
+var LazyLineSize = 1 << 20 // a bundle of this size is stored in parts too (BundlePartSize)
+
 func (im *importer) data(p *Project, paths map[string]string) error {
 	dataPath := paths["data_jsonl"]
 	if dataPath == "" {
@@ -669,14 +674,20 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if p.Bundles, err = readBundlesData(data, rel, im.rep); err != nil {
+	// A long line keeps its turns in the file's bytes (checked) until the store writes them,
+	// but for dialogue collection, whose definition carries the bundles.
+	over := 0
+	if !p.Settings.CollectDialogue {
+		over = LazyLineSize
+	}
+	if p.Bundles, err = readBundlesLazy(data, rel, im.rep, over); err != nil {
 		return err
 	}
 	nd, pairs := 0, 0
 	for bi, b := range p.Bundles {
 		for di, dp := range b.Datapoints {
 			nd++
-			if dp.Turns2 != nil {
+			if dp.hasTurns2() {
 				pairs++
 			}
 			for _, name := range dp.AnnotationTasks {
@@ -684,7 +695,7 @@ func (im *importer) data(p *Project, paths map[string]string) error {
 				if t == nil {
 					return &FileError{File: rel, Line: bi + 1, Err: fmt.Errorf("datapoint %d (%s): annotation type %q is not defined", di+1, dp.DialogueID, name)}
 				}
-				if t.Display == Comparative && dp.Turns2 == nil {
+				if t.Display == Comparative && !dp.hasTurns2() {
 					im.rep.add(Warning, rel, fmt.Sprintf("bundle %d", bi+1), "%s: comparative type %q without turns2: the right-hand dialogue is empty", dp.DialogueID, name)
 				}
 			}

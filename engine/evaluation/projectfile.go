@@ -219,7 +219,7 @@ func bundlesToTOML(bs []Bundle) []tomlBundle {
 		for _, dp := range b.Datapoints {
 			tb.Datapoints = append(tb.Datapoints, tomlDatapoint{DialogueID: dp.DialogueID, OriginWorkerID: dp.OriginWorkerID,
 				GroupID: dp.GroupID, AnnotationTasks: dp.AnnotationTasks, BotPersona: string(dp.BotPersona),
-				Turns: turnsToTOML(dp.Turns), Turns2: turnsToTOML(dp.Turns2)})
+				Turns: turnsToTOML(dp.turns(false)), Turns2: turnsToTOML(dp.turns(true))}) // decoded if still in the line
 		}
 		out = append(out, tb)
 	}
@@ -254,6 +254,17 @@ func bundlesFromTOML(tbs []tomlBundle, what string) ([]Bundle, error) {
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// MarshalDefinition encodes a project as the store keeps its definition: MarshalProject
+// without the bundles that are its assignments (all of them, but for dialogue collection, whose
+// one assignment holds none), which the store keeps once, as its assignments' JSON.
+func MarshalDefinition(p *Project) ([]byte, error) {
+	def := *p
+	if !p.Settings.CollectDialogue {
+		def.Bundles = nil
+	}
+	return MarshalProject(&def)
 }
 
 // MarshalProject encodes a project in the app's TOML format.

@@ -146,7 +146,10 @@ type BotFailure struct {
 type NewAssignment struct {
 	GroupID string
 	Bundle  json.RawMessage
-	Units   int
+	// Data, when set, is the bundle to store instead of Bundle: the store writes its JSON
+	// (WriteBundleJSON) a part at a time, so a large one is never held whole as JSON.
+	Data  *Bundle
+	Units int
 }
 
 // ImportedAttempt is one finished attempt read from result files in the original's layout.

@@ -790,7 +790,7 @@ func ReadRun(dir string) ([]RunAssignment, error) {
 		ra := RunAssignment{AssignmentID: e.Name(), SharedRaw: ad.Shared, Units: len(ad.UnitData)}
 		ignored := map[string]int{}
 		for _, raw := range ad.Shared {
-			dp, err := parseDatapoint(raw, ignored)
+			dp, err := parseDatapoint(raw, ignored, false)
 			if err != nil {
 				ra.Shared = nil
 				break

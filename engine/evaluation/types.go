@@ -219,6 +219,28 @@ type Datapoint struct {
 	Turns2 []Turn
 	// BotPersona is kept as the JSON it was (not displayed by the original).
 	BotPersona json.RawMessage
+	// turnsLine and turns2Line are, for a datapoint of a large line the importer read
+	// (readBundlesLazy), where its checked turns and turns2 lists are in the data file's
+	// bytes; Turns and Turns2 are nil then, and the lists are decoded a turn at a time as the
+	// store writes the bundle (WriteBundleJSON). Projects read back from the store have Turns.
+	turnsLine, turns2Line []byte
+}
+
+// hasTurns2 tells whether the datapoint is a comparative pair (it has turns2).
+func (dp Datapoint) hasTurns2() bool { return dp.Turns2 != nil || dp.turns2Line != nil }
+
+// turns returns the datapoint's turns (second: turns2), decoded from the line when they are
+// still there (all of them at once: for what is not the store's writing of the bundle).
+func (dp Datapoint) turns(second bool) []Turn {
+	line, turns, key := dp.turnsLine, dp.Turns, "turns"
+	if second {
+		line, turns, key = dp.turns2Line, dp.Turns2, "turns2"
+	}
+	if line == nil {
+		return turns
+	}
+	ts, _ := parseTurns(line, key) // checked when read
+	return ts
 }
 
 // Bundle is one line of a data file: the datapoints shown inside one unit.

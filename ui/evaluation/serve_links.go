@@ -221,7 +221,7 @@ func (t *serveTab) saveCompletion() {
 	err := p.Validate()
 	if err == nil {
 		var config []byte
-		if config, err = ev.MarshalProject(p); err == nil {
+		if config, err = ev.MarshalDefinition(p); err == nil {
 			err = t.ws.store.SetEvalProjectConfig(t.ws.ctx(), t.op.info.ID, string(config))
 		}
 	}

@@ -24,7 +24,7 @@ func (w *Workspace) saveDefinition(p *ev.Project) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	config, err := ev.MarshalProject(p)
+	config, err := ev.MarshalDefinition(p)
 	if err != nil {
 		return err
 	}
