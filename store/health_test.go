@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -304,5 +305,45 @@ func readOnlyChecks(t *testing.T, top string) {
 	// a store that does not exist in a folder that cannot be written
 	if _, err := Open(filepath.Join(top, "rodir", "new.db")); err == nil || !strings.Contains(err.Error(), "cannot create the store") {
 		t.Errorf("new store in a read-only folder: %v", err)
+	}
+}
+
+// TestReadOnlyOpenUpgradesAnOlderWritableStore: a reading command (an export) on a store an
+// older build made, which lacks this build's last migration, upgrades it as any other command
+// would, then reads it read-only. Before, it failed with "needs an upgrade … which cannot be
+// written" until some writing command had opened the store once.
+func TestReadOnlyOpenUpgradesAnOlderWritableStore(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "older.db")
+	db, err := sql.Open("sqlite", dsn(path, modeReadWrite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &Store{reader: reader{q: db}, db: db, path: path}
+	for _, m := range migrations[:len(migrations)-1] {
+		if err := old.applyMigration(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO episodes (id, source, external_id, task) VALUES (1, 'gridworld', 'g1', 'kept')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := OpenWith(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open of an older store: %v", err)
+	}
+	defer s.Close()
+	if v, err := s.Version(ctx); err != nil || v != SchemaVersion {
+		t.Fatalf("version %d, %v; want %d", v, err, SchemaVersion)
+	}
+	if !s.ReadOnly() {
+		t.Fatal("not read-only after the upgrade")
+	}
+	if o, err := s.Overview(ctx); err != nil || o.EpisodesBySource["gridworld"] != 1 {
+		t.Fatalf("read: %+v %v", o, err)
+	}
+	if err := s.Update(ctx, func(tx *Tx) error { return nil }); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("write: %v", err)
 	}
 }

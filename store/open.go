@@ -48,8 +48,12 @@ type Options struct {
 	// second) and the check of a store that was not closed cleanly. It is called on the
 	// goroutine that writes. nil: nothing is reported, the write still waits.
 	Notify func(Notice)
-	// ReadOnly opens the store for reading only, even when it could be written.
+	// ReadOnly opens the store for reading only, even when it could be written. A store that
+	// can be written and lacks this build's migrations is upgraded first, as any other open
+	// would upgrade it.
 	ReadOnly bool
+	// noUpgrade is set for the read-only open that follows such an upgrade.
+	noUpgrade bool
 }
 
 // Notice is what Options.Notify receives.
@@ -134,6 +138,19 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	}
 	if err := s.upgrade(context.Background()); err != nil {
 		s.Close()
+		if opts.ReadOnly && !opts.noUpgrade && errors.Is(err, ErrReadOnly) && exists && writable(abs) {
+			// A reading command on a store an older build made: the store can be written, so
+			// it is upgraded as any other command would upgrade it, then read as asked.
+			w, werr := OpenWith(path, Options{Notify: opts.Notify})
+			if werr != nil {
+				return nil, werr
+			}
+			if werr := w.Close(); werr != nil {
+				return nil, werr
+			}
+			opts.noUpgrade = true
+			return OpenWith(path, opts)
+		}
 		return nil, s.damagedAtOpen(err)
 	}
 	if err := s.checkSchema(context.Background()); err != nil {
