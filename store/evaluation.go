@@ -860,15 +860,7 @@ func (s *Store) EvalSignInModel(ctx context.Context, projectID int64, name, mode
 }
 
 // ModelError is a page a model annotator left unanswered (eval_model_errors).
-type ModelError struct {
-	UnitID      int64
-	DialoguePos int
-	TypeName    string
-	Asks        int
-	Message     string
-	Reply       string
-	At          time.Time
-}
+type ModelError = ev.ModelError
 
 // AddEvalModelError records a page a model annotator could not answer.
 func (s *Store) AddEvalModelError(ctx context.Context, participantID int64, e ModelError) error {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/evaluation/annotate"
 	"github.com/agentdesk/agentdesk/engine/modelclient"
-	"github.com/agentdesk/agentdesk/store"
 	"github.com/agentdesk/agentdesk/ui/workspace"
 )
 
@@ -157,5 +156,3 @@ func progressText(p annotate.Progress) string {
 	}
 	return s
 }
-
-var _ annotateStore = (*store.Store)(nil)

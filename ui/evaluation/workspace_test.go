@@ -979,3 +979,6 @@ func TestEvaluationDialogsFitAndKeepInput(t *testing.T) {
 		t.Fatal("a failed Create closed the form")
 	}
 }
+
+// The store the app gives the workspace can run model annotators.
+var _ annotateStore = (*store.Store)(nil)

@@ -11,14 +11,13 @@ import (
 	ev "github.com/agentdesk/agentdesk/engine/evaluation"
 	"github.com/agentdesk/agentdesk/engine/evaluation/session"
 	"github.com/agentdesk/agentdesk/engine/modelclient"
-	"github.com/agentdesk/agentdesk/store"
 )
 
 // Store is what a run reads and writes: a session's store, and the model annotator's own rows.
 type Store interface {
 	session.Store
 	EvalSignInModel(ctx context.Context, projectID int64, name, model, url string) (ev.ParticipantSummary, error)
-	AddEvalModelError(ctx context.Context, participantID int64, e store.ModelError) error
+	AddEvalModelError(ctx context.Context, participantID int64, e ev.ModelError) error
 }
 
 // Completer sends one chat completion (a *modelclient.Client).
@@ -299,7 +298,7 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 		}
 	}()
 	fail := func(pe *PageError) error {
-		rec := store.ModelError{UnitID: pe.Unit, DialoguePos: pe.Dialogue, TypeName: pe.Type, Asks: pe.Asks, Message: pe.Err.Error(),
+		rec := ev.ModelError{UnitID: pe.Unit, DialoguePos: pe.Dialogue, TypeName: pe.Type, Asks: pe.Asks, Message: pe.Err.Error(),
 			Reply: pe.Reply, At: s.Now()}
 		if err := st.AddEvalModelError(context.WithoutCancel(ctx), who.ID, rec); err != nil {
 			return errors.Join(pe, err)
