@@ -369,14 +369,23 @@ func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, no
 			if p != "" {
 				f.Part, split = p, p
 			}
-			err := s.DatasetRows(ctx, f, !x.Options.NoImages, func(r *dataset.EpisodeRow) error {
+			episodeFn := func(r *dataset.EpisodeRow) error {
 				eps++
 				progress()
 				return out.Episode(split, r)
-			}, func(r *dataset.StepRow) error {
+			}
+			stepFn := func(r *dataset.StepRow) error {
 				steps++
 				return out.Step(split, r)
-			})
+			}
+			var err error
+			if x.Options.NoImages {
+				err = s.pipelinedRows(ctx, f, episodeFn, stepFn)
+			} else {
+				// frames are the driver's buffers, valid only during the call: one goroutine
+				// (and the export is the disk's pace anyway)
+				err = s.DatasetRows(ctx, f, true, episodeFn, stepFn)
+			}
 			if err != nil {
 				return err
 			}
@@ -390,6 +399,94 @@ func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, no
 		})
 	}
 	return nil
+}
+
+// rowBatch is a run of rows read from the store, in store order within each config.
+type rowBatch struct {
+	episodes []dataset.EpisodeRow
+	steps    []dataset.StepRow
+}
+
+// pipelineBatch is the step rows a batch holds before it is handed over (about 3 MB of
+// GUI Odyssey steps), and pipelineDepth the batches read ahead: memory stays bounded.
+const (
+	pipelineBatch = 4096
+	pipelineDepth = 2
+)
+
+// pipelinedRows is DatasetRows without images with the reading and the writing on two
+// goroutines: the store's stepping and the Parquet encoding take about as long each, and
+// run side by side on two cores. Rows reach episodeFn and stepFn on the caller's goroutine,
+// each config in store order, as DatasetRows gives them.
+func (s *Store) pipelinedRows(ctx context.Context, f episode.Filter,
+	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	full := make(chan *rowBatch, pipelineDepth)
+	free := make(chan *rowBatch, pipelineDepth+2)
+	for range pipelineDepth + 2 {
+		free <- &rowBatch{}
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(full)
+		b := <-free
+		send := func() error {
+			select {
+			case full <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case b = <-free:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			return nil
+		}
+		err := s.DatasetRows(ctx, f, false, func(r *dataset.EpisodeRow) error {
+			b.episodes = append(b.episodes, *r)
+			return nil
+		}, func(r *dataset.StepRow) error {
+			b.steps = append(b.steps, *r)
+			if len(b.steps) >= pipelineBatch {
+				return send()
+			}
+			return nil
+		})
+		if err == nil && (len(b.episodes) > 0 || len(b.steps) > 0) {
+			err = send()
+		}
+		readErr <- err
+	}()
+	var err error
+	for b := range full {
+		if err == nil {
+			for i := range b.episodes {
+				if err = episodeFn(&b.episodes[i]); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			for i := range b.steps {
+				if err = stepFn(&b.steps[i]); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			cancel() // the reader stops; drain what it sent
+		}
+		clear(b.episodes)
+		clear(b.steps)
+		b.episodes, b.steps = b.episodes[:0], b.steps[:0]
+		free <- b
+	}
+	if e := <-readErr; err == nil {
+		err = e
+	}
+	return err
 }
 
 // DatasetImportResult says what ImportDataset stored.
