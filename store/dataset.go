@@ -27,6 +27,15 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 		obs = `observation`
 	}
 	return r.ForEachMatchingID(ctx, f, func(ids []int64) error {
+		return r.datasetPage(ctx, ids, obs, episodeFn, stepFn)
+	})
+}
+
+// datasetPage is DatasetRows for one page of episode ids (in id order); obs is the
+// observation column's expression (NULL without images).
+func (r reader) datasetPage(ctx context.Context, ids []int64, obs string,
+	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
+	{
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -137,7 +146,7 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 			return nil
 		}
 		return upTo(page[len(page)-1].id)
-	})
+	}
 }
 
 // typedAction fills a step row's typed action columns from the stored action.
@@ -401,89 +410,87 @@ func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, no
 	return nil
 }
 
-// rowBatch is a run of rows read from the store, in store order within each config.
-type rowBatch struct {
+// pageRows is one page of episodes read from the store with their steps, in store order.
+type pageRows struct {
 	episodes []dataset.EpisodeRow
 	steps    []dataset.StepRow
+	err      error
 }
 
-// pipelineBatch is the step rows a batch holds before it is handed over (about 3 MB of
-// GUI Odyssey steps), and pipelineDepth the batches read ahead: memory stays bounded.
+// pipelineReaders read pages of episodes side by side, each on its own read connection;
+// pipelineAhead bounds the pages read ahead of the writer (a GUI Odyssey page of 500
+// episodes is about 6 MB of rows): memory stays bounded.
 const (
-	pipelineBatch = 4096
-	pipelineDepth = 2
+	pipelineReaders = 2
+	pipelineAhead   = 4
 )
 
-// pipelinedRows is DatasetRows without images with the reading and the writing on two
-// goroutines: the store's stepping and the Parquet encoding take about as long each, and
-// run side by side on two cores. Rows reach episodeFn and stepFn on the caller's goroutine,
-// each config in store order, as DatasetRows gives them.
+// pipelinedRows is DatasetRows without images with the reading and the writing on separate
+// goroutines: pipelineReaders goroutines read pages of episodes (the store's stepping is
+// most of an export's CPU) while the caller's goroutine writes them. Rows reach episodeFn
+// and stepFn on the caller's goroutine, in store order, as DatasetRows gives them.
 func (s *Store) pipelinedRows(ctx context.Context, f episode.Filter,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	full := make(chan *rowBatch, pipelineDepth)
-	free := make(chan *rowBatch, pipelineDepth+2)
-	for range pipelineDepth + 2 {
-		free <- &rowBatch{}
+	type job struct {
+		ids  []int64
+		done chan *pageRows
 	}
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(full)
-		b := <-free
-		send := func() error {
+	jobs := make(chan job)
+	order := make(chan chan *pageRows, pipelineAhead)
+	listErr := make(chan error, 1)
+	go func() { // lists the pages, hands each to a reader and queues its result in order
+		defer close(order)
+		defer close(jobs)
+		listErr <- s.ForEachMatchingID(ctx, f, func(ids []int64) error {
+			j := job{ids: ids, done: make(chan *pageRows, 1)}
+			// the job first: a result the writer waits for is always one a reader has
 			select {
-			case full <- b:
+			case jobs <- j:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 			select {
-			case b = <-free:
+			case order <- j.done:
 			case <-ctx.Done():
 				return ctx.Err()
-			}
-			return nil
-		}
-		err := s.DatasetRows(ctx, f, false, func(r *dataset.EpisodeRow) error {
-			b.episodes = append(b.episodes, *r)
-			return nil
-		}, func(r *dataset.StepRow) error {
-			b.steps = append(b.steps, *r)
-			if len(b.steps) >= pipelineBatch {
-				return send()
 			}
 			return nil
 		})
-		if err == nil && (len(b.episodes) > 0 || len(b.steps) > 0) {
-			err = send()
-		}
-		readErr <- err
 	}()
+	for range pipelineReaders {
+		go func() {
+			for j := range jobs {
+				p := &pageRows{}
+				p.err = s.datasetPage(ctx, j.ids, `NULL`, func(r *dataset.EpisodeRow) error {
+					p.episodes = append(p.episodes, *r)
+					return nil
+				}, func(r *dataset.StepRow) error {
+					p.steps = append(p.steps, *r)
+					return nil
+				})
+				j.done <- p
+			}
+		}()
+	}
 	var err error
-	for b := range full {
+	for done := range order {
+		p := <-done
 		if err == nil {
-			for i := range b.episodes {
-				if err = episodeFn(&b.episodes[i]); err != nil {
-					break
-				}
-			}
+			err = p.err
 		}
-		if err == nil {
-			for i := range b.steps {
-				if err = stepFn(&b.steps[i]); err != nil {
-					break
-				}
-			}
+		for i := 0; err == nil && i < len(p.episodes); i++ {
+			err = episodeFn(&p.episodes[i])
+		}
+		for i := 0; err == nil && i < len(p.steps); i++ {
+			err = stepFn(&p.steps[i])
 		}
 		if err != nil {
-			cancel() // the reader stops; drain what it sent
+			cancel() // the lister and the readers stop; drain what they queued
 		}
-		clear(b.episodes)
-		clear(b.steps)
-		b.episodes, b.steps = b.episodes[:0], b.steps[:0]
-		free <- b
 	}
-	if e := <-readErr; err == nil {
+	if e := <-listErr; err == nil {
 		err = e
 	}
 	return err
