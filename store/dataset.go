@@ -22,18 +22,13 @@ import (
 // frames are not read.
 func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
-	obs := `NULL`
-	if images {
-		obs = `observation`
-	}
 	return r.ForEachMatchingID(ctx, f, func(ids []int64) error {
-		return r.datasetPage(ctx, ids, obs, episodeFn, stepFn)
+		return r.datasetPage(ctx, ids, images, episodeFn, stepFn)
 	})
 }
 
-// datasetPage is DatasetRows for one page of episode ids (in id order); obs is the
-// observation column's expression (NULL without images).
-func (r reader) datasetPage(ctx context.Context, ids []int64, obs string,
+// datasetPage is DatasetRows for one page of episode ids (in id order).
+func (r reader) datasetPage(ctx context.Context, ids []int64, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
 	{
 		if err := ctx.Err(); err != nil {
@@ -114,14 +109,23 @@ func (r reader) datasetPage(ctx context.Context, ids []int64, obs string,
 			}
 			return nil
 		}
-		err = scanRows(ctx, r.q, `SELECT episode_id, idx, action, action_kind, reward, instruction, observation_ref, `+obs+`, extra
+		// without images, no frame column: each column read costs the driver a call and a lock
+		cols := `episode_id, idx, action, action_kind, reward, instruction, observation_ref, extra`
+		if images {
+			cols += `, observation`
+		}
+		err = scanRows(ctx, r.q, `SELECT `+cols+`
 			FROM steps WHERE episode_id IN `+in+` ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
 			var id int64
 			var s dataset.StepRow
 			// the frame is not copied out of the driver: the sinks use it before the next row
 			var frame sql.RawBytes
-			if err := rows.Scan(&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
-				&s.ObservationRef, &frame, &s.Extra); err != nil {
+			dest := []any{&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
+				&s.ObservationRef, &s.Extra, &frame}
+			if !images {
+				dest = dest[:8]
+			}
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
 			if frame != nil {
@@ -387,14 +391,7 @@ func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, no
 				steps++
 				return out.Step(split, r)
 			}
-			var err error
-			if x.Options.NoImages {
-				err = s.pipelinedRows(ctx, f, episodeFn, stepFn)
-			} else {
-				// frames are the driver's buffers, valid only during the call: one goroutine
-				// (and the export is the disk's pace anyway)
-				err = s.DatasetRows(ctx, f, true, episodeFn, stepFn)
-			}
+			err := s.DatasetRows(ctx, f, !x.Options.NoImages, episodeFn, stepFn)
 			if err != nil {
 				return err
 			}
@@ -408,92 +405,6 @@ func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, no
 		})
 	}
 	return nil
-}
-
-// pageRows is one page of episodes read from the store with their steps, in store order.
-type pageRows struct {
-	episodes []dataset.EpisodeRow
-	steps    []dataset.StepRow
-	err      error
-}
-
-// pipelineReaders read pages of episodes side by side, each on its own read connection;
-// pipelineAhead bounds the pages read ahead of the writer (a GUI Odyssey page of 500
-// episodes is about 6 MB of rows): memory stays bounded.
-const (
-	pipelineReaders = 2
-	pipelineAhead   = 4
-)
-
-// pipelinedRows is DatasetRows without images with the reading and the writing on separate
-// goroutines: pipelineReaders goroutines read pages of episodes (the store's stepping is
-// most of an export's CPU) while the caller's goroutine writes them. Rows reach episodeFn
-// and stepFn on the caller's goroutine, in store order, as DatasetRows gives them.
-func (s *Store) pipelinedRows(ctx context.Context, f episode.Filter,
-	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type job struct {
-		ids  []int64
-		done chan *pageRows
-	}
-	jobs := make(chan job)
-	order := make(chan chan *pageRows, pipelineAhead)
-	listErr := make(chan error, 1)
-	go func() { // lists the pages, hands each to a reader and queues its result in order
-		defer close(order)
-		defer close(jobs)
-		listErr <- s.ForEachMatchingID(ctx, f, func(ids []int64) error {
-			j := job{ids: ids, done: make(chan *pageRows, 1)}
-			// the job first: a result the writer waits for is always one a reader has
-			select {
-			case jobs <- j:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			select {
-			case order <- j.done:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			return nil
-		})
-	}()
-	for range pipelineReaders {
-		go func() {
-			for j := range jobs {
-				p := &pageRows{}
-				p.err = s.datasetPage(ctx, j.ids, `NULL`, func(r *dataset.EpisodeRow) error {
-					p.episodes = append(p.episodes, *r)
-					return nil
-				}, func(r *dataset.StepRow) error {
-					p.steps = append(p.steps, *r)
-					return nil
-				})
-				j.done <- p
-			}
-		}()
-	}
-	var err error
-	for done := range order {
-		p := <-done
-		if err == nil {
-			err = p.err
-		}
-		for i := 0; err == nil && i < len(p.episodes); i++ {
-			err = episodeFn(&p.episodes[i])
-		}
-		for i := 0; err == nil && i < len(p.steps); i++ {
-			err = stepFn(&p.steps[i])
-		}
-		if err != nil {
-			cancel() // the lister and the readers stop; drain what they queued
-		}
-	}
-	if e := <-listErr; err == nil {
-		err = e
-	}
-	return err
 }
 
 // DatasetImportResult says what ImportDataset stored.

@@ -498,10 +498,9 @@ func (c *countingSink) Step(split string, r *dataset.StepRow) error {
 	return nil
 }
 
-// The export without images reads on one goroutine and writes on another: every row arrives
-// once and in order, a failing writer stops the reader (no hang, its error returned), and so
-// does a cancelled context.
-func TestDatasetPipelinedRows(t *testing.T) {
+// The export without images gives every row once and in order (three pages of episodes); a
+// failing writer stops it with its error, and so does a cancelled context.
+func TestDatasetExportRowsInOrderAndStops(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {
