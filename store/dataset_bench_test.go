@@ -141,7 +141,8 @@ func peakRSS() int64 {
 
 // BenchmarkDatasetStepScan steps through every step row's columns the export reads (as
 // sql.RawBytes: no copy, no decoding, nothing written) in one query: what the store alone
-// costs an export, the bound on its rate. Same stores as BenchmarkDatasetExport.
+// costs an export, the bound on its rate. Same stores as BenchmarkDatasetExport;
+// AGENTDESK_DATASET_BENCH_MMAP sets the connection's PRAGMA mmap_size (bytes) first.
 func BenchmarkDatasetStepScan(b *testing.B) {
 	ctx := context.Background()
 	var s *Store
