@@ -22,11 +22,15 @@ import (
 // frames are not read.
 func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
-	obs := `NULL`
-	if images {
-		obs = `observation`
-	}
 	return r.ForEachMatchingID(ctx, f, func(ids []int64) error {
+		return r.datasetPage(ctx, ids, images, episodeFn, stepFn)
+	})
+}
+
+// datasetPage is DatasetRows for one page of episode ids (in id order).
+func (r reader) datasetPage(ctx context.Context, ids []int64, images bool,
+	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
+	{
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -105,14 +109,23 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 			}
 			return nil
 		}
-		err = scanRows(ctx, r.q, `SELECT episode_id, idx, action, action_kind, reward, instruction, observation_ref, `+obs+`, extra
+		// without images, no frame column: each column read costs the driver a call and a lock
+		cols := `episode_id, idx, action, action_kind, reward, instruction, observation_ref, extra`
+		if images {
+			cols += `, observation`
+		}
+		err = scanRows(ctx, r.q, `SELECT `+cols+`
 			FROM steps WHERE episode_id IN `+in+` ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
 			var id int64
 			var s dataset.StepRow
 			// the frame is not copied out of the driver: the sinks use it before the next row
 			var frame sql.RawBytes
-			if err := rows.Scan(&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
-				&s.ObservationRef, &frame, &s.Extra); err != nil {
+			dest := []any{&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
+				&s.ObservationRef, &s.Extra, &frame}
+			if !images {
+				dest = dest[:8]
+			}
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
 			if frame != nil {
@@ -137,7 +150,7 @@ func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 			return nil
 		}
 		return upTo(page[len(page)-1].id)
-	})
+	}
 }
 
 // typedAction fills a step row's typed action columns from the stored action.
@@ -369,14 +382,16 @@ func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, no
 			if p != "" {
 				f.Part, split = p, p
 			}
-			err := s.DatasetRows(ctx, f, !x.Options.NoImages, func(r *dataset.EpisodeRow) error {
+			episodeFn := func(r *dataset.EpisodeRow) error {
 				eps++
 				progress()
 				return out.Episode(split, r)
-			}, func(r *dataset.StepRow) error {
+			}
+			stepFn := func(r *dataset.StepRow) error {
 				steps++
 				return out.Step(split, r)
-			})
+			}
+			err := s.DatasetRows(ctx, f, !x.Options.NoImages, episodeFn, stepFn)
 			if err != nil {
 				return err
 			}

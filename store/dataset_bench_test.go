@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -136,4 +137,58 @@ func peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkDatasetStepScan steps through every step row's columns the export reads (as
+// sql.RawBytes: no copy, no decoding, nothing written) in one query: what the store alone
+// costs an export, the bound on its rate. Same stores as BenchmarkDatasetExport;
+// AGENTDESK_DATASET_BENCH_MMAP sets the connection's PRAGMA mmap_size (bytes) first.
+func BenchmarkDatasetStepScan(b *testing.B) {
+	ctx := context.Background()
+	var s *Store
+	if path := os.Getenv("AGENTDESK_DATASET_BENCH_STORE"); path != "" {
+		var err error
+		if s, err = OpenWith(path, Options{ReadOnly: true}); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		var err error
+		if s, err = Open(filepath.Join(b.TempDir(), "bench.db")); err != nil {
+			b.Fatal(err)
+		}
+		fillSynthetic(b, s, 2000, 1)
+	}
+	defer s.Close()
+	var eps int64
+	if err := s.reader.q.QueryRowContext(ctx, `SELECT count(*) FROM episodes`).Scan(&eps); err != nil {
+		b.Fatal(err)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	if v := os.Getenv("AGENTDESK_DATASET_BENCH_MMAP"); v != "" {
+		if _, err := conn.ExecContext(ctx, `PRAGMA mmap_size = `+v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var n, bytes int64
+	for i := 0; i < b.N; i++ {
+		var id, idx int64
+		var action, kind, instr, ref, extra sql.RawBytes
+		var reward float64
+		err := scanRows(ctx, conn, `SELECT episode_id, idx, action, action_kind, reward, instruction, observation_ref, extra
+			FROM steps ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
+			n++
+			bytes += int64(len(extra))
+			return rows.Scan(&id, &idx, &action, &kind, &reward, &instr, &ref, &extra)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(eps)*float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
+	b.ReportMetric(float64(n)/float64(b.N), "steps")
 }

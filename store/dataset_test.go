@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -468,5 +469,60 @@ func TestDatasetFramesStoredOnce(t *testing.T) {
 	}
 	if size > int64(total)*11/10 {
 		t.Fatalf("%d bytes of frames take %d bytes of Parquet", total, size)
+	}
+}
+
+// countingSink counts the rows it is given and fails at the failAt'th step.
+type countingSink struct {
+	episodes, steps int
+	failAt          int
+	lastStep        map[string]int64
+}
+
+var errSinkFull = errors.New("sink full")
+
+func (c *countingSink) Episode(split string, r *dataset.EpisodeRow) error {
+	c.episodes++
+	return nil
+}
+
+func (c *countingSink) Step(split string, r *dataset.StepRow) error {
+	c.steps++
+	if c.failAt > 0 && c.steps == c.failAt {
+		return errSinkFull
+	}
+	if prev, ok := c.lastStep[r.EpisodeID]; ok && r.Step != prev+1 {
+		return fmt.Errorf("episode %s: step %d after %d", r.EpisodeID, r.Step, prev)
+	}
+	c.lastStep[r.EpisodeID] = r.Step
+	return nil
+}
+
+// The export without images gives every row once and in order (three pages of episodes); a
+// failing writer stops it with its error, and so does a cancelled context.
+func TestDatasetExportRowsInOrderAndStops(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	steps := fillSynthetic(t, s, 1200, 3) // three pages of episodes
+	x := DatasetExport{Episodes: true, Options: dataset.Options{NoImages: true}}
+	all := &countingSink{lastStep: map[string]int64{}}
+	if err := s.exportRows(ctx, x, all, nil); err != nil {
+		t.Fatal(err)
+	}
+	if all.episodes != 1200 || all.steps != steps {
+		t.Fatalf("got %d episodes and %d steps, want 1200 and %d", all.episodes, all.steps, steps)
+	}
+	failing := &countingSink{failAt: steps / 2, lastStep: map[string]int64{}}
+	if err := s.exportRows(ctx, x, failing, nil); !errors.Is(err, errSinkFull) {
+		t.Fatalf("a failing writer: got %v, want %v", err, errSinkFull)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.exportRows(cctx, x, &countingSink{lastStep: map[string]int64{}}, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled export: got %v", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 )
 
 // Options tune an export.
@@ -360,7 +359,7 @@ func (s *shardWriter[T]) open() error {
 	s.f, s.count = f, countingWriter{w: f}
 	s.shards = append(s.shards, path)
 	s.w = parquet.NewGenericWriter[T](&s.count,
-		parquet.Compression(&snappy.Codec{}),
+		parquet.Compression(fastSnappy{}),
 		parquet.CreatedBy("agentdesk", "", ""),
 		parquet.PageBufferSize(1<<20),
 		// a frame's bytes as page statistics and bounds (its min and max are whole frames)
