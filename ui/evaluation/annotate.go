@@ -30,8 +30,9 @@ type modelRun struct {
 	cancel *widget.Button
 	task   *workspace.Task
 	// form's entries (the last values are offered again)
-	url, model, units *widget.Entry
-	form              dialog.Dialog
+	url, model, units, account *widget.Entry
+	key                        *widget.Select
+	form                       dialog.Dialog
 	// onDone, when set, runs after a run ended and the tab was refreshed (tests).
 	onDone func(annotate.Result, error)
 }
@@ -58,7 +59,35 @@ func newModelRun(d *evalDashboard) *modelRun {
 	m.url.SetPlaceHolder("http://localhost:11434/v1")
 	m.model.SetPlaceHolder("llama3.1:8b")
 	m.units.SetPlaceHolder("all")
+	m.account = widget.NewEntry()
+	m.account.SetText("default")
+	m.key = widget.NewSelect([]string{annotateKeyEnv, annotateKeyKeyring}, func(k string) {
+		if k == annotateKeyKeyring {
+			m.account.Enable()
+		} else {
+			m.account.Disable()
+		}
+	})
+	m.key.SetSelected(annotateKeyEnv)
 	return m
+}
+
+// Where the form takes the API key from: the environment (none set: no key, as local servers
+// want), or the OS keyring's entry under service agentdesk and the account given.
+var (
+	annotateKeyEnv     = "Environment (" + "$" + strings.Join(modelclient.DefaultKeyEnv, ", $") + "), or none"
+	annotateKeyKeyring = "OS keyring (service " + modelclient.KeyringService + ")"
+)
+
+// annotateKeyring is the keyring the form's keyring choice reads (tests put a MemoryKeyring here).
+var annotateKeyring modelclient.Keyring = modelclient.SystemKeyring{}
+
+// keySource is the form's choice of key.
+func (m *modelRun) keySource() modelclient.KeySource {
+	if m.key.Selected == annotateKeyKeyring {
+		return modelclient.KeySource{Env: []string{}, Keyring: annotateKeyring, Account: strings.TrimSpace(m.account.Text), Required: true}
+	}
+	return modelclient.KeySource{}
 }
 
 // showForm asks for the server, the model and how many units.
@@ -68,11 +97,10 @@ func (m *modelRun) showForm() {
 		return
 	}
 	note := widget.NewLabel("The model answers this project's units through the same pages as a person, screening included, " +
-		"one request per page. Any OpenAI-compatible server: vLLM, Ollama, a hosted API. The API key is read from " +
-		strings.Join(modelclient.DefaultKeyEnv, " or ") + " (never stored).")
+		"one request per page. Any OpenAI-compatible server: vLLM, Ollama, a hosted API. The API key is never stored.")
 	note.Wrapping = fyne.TextWrapWord
 	items := []*widget.FormItem{widget.NewFormItem("Server URL", m.url), widget.NewFormItem("Model", m.model),
-		widget.NewFormItem("Units", m.units)}
+		widget.NewFormItem("Units", m.units), widget.NewFormItem("API key", m.key), widget.NewFormItem("Keyring account", m.account)}
 	m.form = dialog.NewCustomConfirm("Annotate with a model", "Start", "Cancel",
 		container.NewBorder(container.NewGridWrap(fyne.NewSize(460, 90), note), nil, nil, nil, widget.NewForm(items...)),
 		func(ok bool) {
@@ -104,7 +132,8 @@ func (m *modelRun) start() error {
 		return errors.New("this store cannot hold a model's answers")
 	}
 	const conc = 4
-	client, err := modelclient.New(modelclient.Config{BaseURL: url, Model: model, MaxTokens: 1024, Concurrency: conc, Timeout: 2 * time.Minute})
+	client, err := modelclient.New(modelclient.Config{BaseURL: url, Model: model, MaxTokens: 1024, Concurrency: conc, Timeout: 2 * time.Minute,
+		Key: m.keySource()})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/evaluation/annotate"
 	"github.com/agentdesk/agentdesk/engine/evaluation/annotate/annotatetest"
+	"github.com/agentdesk/agentdesk/engine/modelclient"
 	"github.com/agentdesk/agentdesk/engine/modelclient/fakeserver"
 	"github.com/agentdesk/agentdesk/engine/samples"
 	"github.com/agentdesk/agentdesk/ui/uitest"
@@ -135,5 +136,57 @@ func TestAnnotateWithAModelCancel(t *testing.T) {
 	uitest.TapButton(t, win.Canvas().Overlays().Top(), "Start")
 	if want := "Done: model:fake-1: " + string(rune('0'+7-res.Units)) + " units"; !strings.Contains(w.dash.model.status.Text, want) {
 		t.Fatalf("status %q, want %q", w.dash.model.status.Text, want)
+	}
+}
+
+// The form can take the API key from the OS keyring (a MemoryKeyring here): the server that
+// wants that key gets it, and a server that wants another refuses the run, which says so.
+func TestAnnotateWithAModelKeyFromKeyring(t *testing.T) {
+	t.Setenv("AGENTDESK_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	ring := &modelclient.MemoryKeyring{}
+	if err := ring.Set(modelclient.KeyringService, "lab", "sk-from-ring"); err != nil {
+		t.Fatal(err)
+	}
+	old := annotateKeyring
+	annotateKeyring = ring
+	t.Cleanup(func() { annotateKeyring = old })
+	w, win := sampleWithPeople(t)
+	o := annotatetest.Oracle{Project: w.open.p}
+	srv := fakeserver.New(fakeserver.Options{Key: "sk-from-ring", Answer: func(r fakeserver.Request) string { return o.Answer(r.Text()) }})
+	defer srv.Close()
+	m := w.dash.model
+	uitest.TapButton(t, w.dash.root, "Annotate with a model…")
+	overlay := win.Canvas().Overlays().Top()
+	if overlay == nil {
+		t.Fatal("no form")
+	}
+	if !m.account.Disabled() {
+		t.Fatal("the keyring account is editable while the key comes from the environment")
+	}
+	m.key.SetSelected(annotateKeyKeyring)
+	if m.account.Disabled() {
+		t.Fatal("the keyring account cannot be edited")
+	}
+	m.account.SetText("lab")
+	if sz := overlay.MinSize(); sz.Height > 700 || sz.Width > 1024 {
+		t.Fatalf("the form needs %v, more than a 1024x700 window", sz)
+	}
+	test.Type(m.url, srv.URL)
+	test.Type(m.model, "fake-1")
+	test.Type(m.units, "1")
+	uitest.TapButton(t, overlay, "Start")
+	if !strings.Contains(m.status.Text, "Done: model:fake-1: 1 unit") {
+		t.Fatalf("with the keyring's key: %q", m.status.Text)
+	}
+	// the same form against a server that wants another key
+	other := fakeserver.New(fakeserver.Options{Key: "sk-other", Answer: func(r fakeserver.Request) string { return o.Answer(r.Text()) }})
+	defer other.Close()
+	uitest.TapButton(t, w.dash.root, "Annotate with a model…")
+	overlay = win.Canvas().Overlays().Top()
+	m.url.SetText(other.URL)
+	uitest.TapButton(t, overlay, "Start")
+	if !strings.Contains(m.status.Text, "Stopped") || !strings.Contains(m.status.Text, "401") || strings.Contains(m.status.Text, "sk-from-ring") {
+		t.Fatalf("with a key the server refuses: %q", m.status.Text)
 	}
 }
