@@ -117,78 +117,86 @@ func TestEvalAnnotateSample(t *testing.T) {
 	t.Log(r.stdout, text)
 }
 
-// TestEvalAnnotateStopsOnSIGTERM: a model run stopped by SIGTERM part-way exits 143 saying what
-// it kept; the same command run again finishes the units without asking again for a page that
+// TestEvalAnnotateStopsOnSIGTERM: a model run stopped by SIGTERM (or SIGINT) part-way exits 143
+// (130) saying what it kept; the same command run again finishes the units without asking again for a page that
 // was answered.
 func TestEvalAnnotateStopsOnSIGTERM(t *testing.T) {
-	dir := isolate(t)
-	db := filepath.Join(dir, "s.db")
-	if r := runCLI(t, "--store", db, "samples", "load"); r.code != 0 {
-		t.Fatalf("samples load: %s%s", r.stdout, r.stderr)
-	}
-	p, err := samples.EvaluationProject()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := annotatetest.Oracle{Project: p}
-	const hangAt = 12
-	stopNow := make(chan struct{}, 1)
-	var answered sync.Map // prompts answered
-	srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string {
-		answered.Store(r.Text(), true)
-		return o.Answer(r.Text())
-	}, Behave: func(c fakeserver.Call) fakeserver.Reply {
-		if c.N == hangAt {
-			stopNow <- struct{}{}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		want := 143
+		if sig == syscall.SIGINT {
+			want = 130
 		}
-		if c.N >= hangAt && c.N < 1000 {
-			return fakeserver.Reply{Kind: fakeserver.Hang}
-		}
-		return fakeserver.OK("")
-	}})
-	defer srv.Close()
-	defer srv.Release()
-	t.Setenv("AGENTDESK_API_KEY", "")
-	project := "Sample chat evaluation"
-	args := []string{"--store", db, "eval", "annotate", "--url", srv.URL, "--model", "fake-1", "--concurrency", "1", project}
-	exe, _ := os.Executable()
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), "AGENTDESK_TEST_AS_CLI=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		t.Run(signalName(sig), func(t *testing.T) {
+			dir := isolate(t)
+			db := filepath.Join(dir, "s.db")
+			if r := runCLI(t, "--store", db, "samples", "load"); r.code != 0 {
+				t.Fatalf("samples load: %s%s", r.stdout, r.stderr)
+			}
+			p, err := samples.EvaluationProject()
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := annotatetest.Oracle{Project: p}
+			const hangAt = 12
+			stopNow := make(chan struct{}, 1)
+			var answered sync.Map // prompts answered
+			srv := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string {
+				answered.Store(r.Text(), true)
+				return o.Answer(r.Text())
+			}, Behave: func(c fakeserver.Call) fakeserver.Reply {
+				if c.N == hangAt {
+					stopNow <- struct{}{}
+				}
+				if c.N >= hangAt && c.N < 1000 {
+					return fakeserver.Reply{Kind: fakeserver.Hang}
+				}
+				return fakeserver.OK("")
+			}})
+			defer srv.Close()
+			defer srv.Release()
+			t.Setenv("AGENTDESK_API_KEY", "")
+			project := "Sample chat evaluation"
+			args := []string{"--store", db, "eval", "annotate", "--url", srv.URL, "--model", "fake-1", "--concurrency", "1", project}
+			exe, _ := os.Executable()
+			cmd := exec.Command(exe, args...)
+			cmd.Env = append(os.Environ(), "AGENTDESK_TEST_AS_CLI=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			<-stopNow
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != want || !regexp.MustCompile(`stopped by `+signalName(sig)+`; \d+ units? and \d+ pages? answered in this run are kept in the store; run it again to continue`).MatchString(stderr.String()) {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			before := srv.Count()
+			// the requests from now on answer; none may repeat a prompt already answered
+			var repeated atomic.Int64
+			srv2 := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string {
+				if _, ok := answered.Load(r.Text()); ok {
+					repeated.Add(1)
+					t.Logf("asked again: %s", promptKey(r.Text()))
+				}
+				return o.Answer(r.Text())
+			}})
+			defer srv2.Close()
+			args[5] = srv2.URL
+			r := runCLI(t, args...)
+			if r.code != 0 || !strings.Contains(r.stdout, "no more work") {
+				t.Fatalf("run again: %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			parts := runCLI(t, "--store", db, "eval", "participants", project)
+			if !strings.Contains(parts.stdout, "model:fake-1 (model fake-1)  7") {
+				t.Errorf("participants after the resumed run:\n%s", parts.stdout)
+			}
+			if repeated.Load() != 0 {
+				t.Errorf("%d pages answered before the stop were asked again", repeated.Load())
+			}
+			t.Logf("%d requests before the stop, %d after; %s", before, srv2.Count(), strings.TrimSpace(stderr.String()))
+		})
 	}
-	<-stopNow
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 143 || !regexp.MustCompile(`stopped by SIGTERM; \d+ units? and \d+ pages? answered in this run are kept in the store; run it again to continue`).MatchString(stderr.String()) {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	before := srv.Count()
-	// the requests from now on answer; none may repeat a prompt already answered
-	var repeated atomic.Int64
-	srv2 := fakeserver.New(fakeserver.Options{Answer: func(r fakeserver.Request) string {
-		if _, ok := answered.Load(r.Text()); ok {
-			repeated.Add(1)
-			t.Logf("asked again: %s", promptKey(r.Text()))
-		}
-		return o.Answer(r.Text())
-	}})
-	defer srv2.Close()
-	args[5] = srv2.URL
-	r := runCLI(t, args...)
-	if r.code != 0 || !strings.Contains(r.stdout, "no more work") {
-		t.Fatalf("run again: %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	parts := runCLI(t, "--store", db, "eval", "participants", project)
-	if !strings.Contains(parts.stdout, "model:fake-1 (model fake-1)  7") {
-		t.Errorf("participants after the resumed run:\n%s", parts.stdout)
-	}
-	if repeated.Load() != 0 {
-		t.Errorf("%d pages answered before the stop were asked again", repeated.Load())
-	}
-	t.Logf("%d requests before the stop, %d after; %s", before, srv2.Count(), strings.TrimSpace(stderr.String()))
 }
 
 // promptKey names a page's prompt by its task and the dialogue's second turn.

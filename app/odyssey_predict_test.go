@@ -72,8 +72,8 @@ func predictDataset(t *testing.T, dir string, episodes int) (db, split string, r
 	return db, split, records
 }
 
-// TestOdysseyPredictResumesAfterAKill: a model run over a split is stopped by SIGTERM, then
-// killed (SIGKILL) part-way, then run to the end: the predictions file is complete, has each
+// TestOdysseyPredictResumesAfterAKill: a model run over a split is stopped by SIGTERM, then by
+// SIGINT, then killed (SIGKILL) part-way, then run to the end: the predictions file is complete, has each
 // record once, is the very file one uninterrupted run writes, and scores the same; no record
 // answered before a stop is asked again; the API key is nowhere in the store or the output.
 // `make test` runs it on ~190 records (40 episodes), `make reliability` on 2,012
@@ -134,17 +134,21 @@ func TestOdysseyPredictResumesAfterAKill(t *testing.T) {
 		err := cmd.Wait()
 		stopAt.Store(0)
 		code := cmd.ProcessState.ExitCode()
-		if sig == syscall.SIGTERM && code != 143 || sig == syscall.SIGKILL && err == nil {
+		if sig == syscall.SIGTERM && code != 143 || sig == syscall.SIGINT && code != 130 || sig == syscall.SIGKILL && err == nil {
 			t.Fatalf("%v: exit %d (%v)\n%s", sig, code, err, stderr.String())
 		}
 		return stderr.String()
 	}
-	third := total / 3
-	msg := stopped(syscall.SIGTERM, third)
-	if !regexp.MustCompile(`stopped by SIGTERM; \d+ of \d+ records kept; run again to resume`).MatchString(msg) {
-		t.Fatalf("SIGTERM words: %s", msg)
+	quarter := total / 4
+	var msgs string
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		msg := stopped(sig, quarter)
+		msgs += msg
+		if !regexp.MustCompile(`stopped by ` + signalName(sig) + `; \d+ of \d+ records kept; run again to resume`).MatchString(msg) {
+			t.Fatalf("%v words: %s", sig, msg)
+		}
 	}
-	stopped(syscall.SIGKILL, third)
+	stopped(syscall.SIGKILL, quarter)
 	if _, err := os.Stat(resumed); err == nil {
 		t.Fatal("a stopped run wrote the predictions file")
 	}
@@ -208,7 +212,7 @@ func TestOdysseyPredictResumesAfterAKill(t *testing.T) {
 			t.Fatalf("the API key is in %s", f)
 		}
 	}
-	for _, s := range []string{r.stdout, r.stderr, msg} {
+	for _, s := range []string{r.stdout, r.stderr, msgs} {
 		if strings.Contains(s, key) {
 			t.Fatalf("the API key is in the output: %s", s)
 		}
