@@ -3,6 +3,7 @@ package evaluation
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -118,15 +119,55 @@ func TestAnnotateWithAModelCancel(t *testing.T) {
 	defer srv.Close()
 	host := w.host.(*uitest.Host)
 	done := make(chan annotate.Result, 1)
-	host.Run = func(f func()) { go f() }
+	var background sync.WaitGroup // the run, and what its end starts (the statistics)
+	host.Run = func(f func()) {
+		background.Add(1)
+		go func() {
+			defer background.Done()
+			f()
+		}()
+	}
+	// The run's progress comes to this goroutine, the test's UI goroutine, and the run waits
+	// until it is shown, as fyne.Do orders it with the UI in the app.
+	type shown struct {
+		f    func()
+		done chan struct{}
+	}
+	progress := make(chan shown)
+	oldDo := uiDo
+	uiDo = func(f func()) {
+		s := shown{f, make(chan struct{})}
+		progress <- s
+		<-s.done
+	}
+	t.Cleanup(func() { uiDo = oldDo })
 	w.dash.model.onDone = func(res annotate.Result, err error) { done <- res }
 	fillModelForm(t, w, win, srv.URL, "")
-	<-reached
+	for waiting := true; waiting; {
+		select {
+		case <-reached:
+			waiting = false
+		case s := <-progress:
+			s.f()
+			close(s.done)
+		}
+	}
 	if !w.dash.model.cancel.Visible() {
 		t.Fatal("no Cancel while the model runs")
 	}
 	test.Tap(w.dash.model.cancel)
-	res := <-done
+	var res annotate.Result
+	for waiting := true; waiting; {
+		select {
+		case res = <-done:
+			waiting = false
+		case s := <-progress:
+			s.f()
+			close(s.done)
+		}
+	}
+	background.Wait() // the statistics the run's end started are shown
+	uiDo = oldDo
 	if !strings.Contains(w.dash.model.status.Text, "Cancelled. Kept:") || res.Units >= 7 {
 		t.Fatalf("status %q, %+v", w.dash.model.status.Text, res)
 	}
