@@ -130,7 +130,7 @@ var exportFormats = []struct{ label, format string }{
 	{"JSON Lines (one file, one episode a line)", odyssey.FormatJSONL},
 	{"Original per-episode JSON files (annotations/<id>.json in a folder)", odyssey.FormatJSON},
 	{"Hugging Face dataset (Parquet files and a dataset card in a folder; every source)", formatParquet},
-	{"Training chats for LLaMA-Factory (ShareGPT JSON and frames in a folder; every source)", formatShareGPT},
+	{"LLaMA-Factory training chats (ShareGPT JSON and frames; every source)", formatShareGPT},
 }
 
 // exportDialog asks for a format and a destination, then exports the selection.
