@@ -17,35 +17,43 @@ func PyJSONString(s string) string {
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
 	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
+		if e := pyShortEscape(r); e != "" {
+			b.WriteString(e)
+			continue
+		}
+		switch {
+		case r < 0x20 || r >= 0x7f && r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case r >= 0x10000:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
 		default:
-			switch {
-			case r < 0x20 || r >= 0x7f && r < 0x10000:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			case r >= 0x10000:
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
-			default:
-				b.WriteRune(r)
-			}
+			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// pyShortEscape is the two-character escape json.dumps writes for r, "" when it has none.
+func pyShortEscape(r rune) string {
+	switch r {
+	case '"':
+		return `\"`
+	case '\\':
+		return `\\`
+	case '\n':
+		return `\n`
+	case '\r':
+		return `\r`
+	case '\t':
+		return `\t`
+	case '\b':
+		return `\b`
+	case '\f':
+		return `\f`
+	}
+	return ""
 }
 
 // PythonJSON is the info record as Python's json.dumps writes it.

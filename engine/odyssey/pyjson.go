@@ -119,22 +119,9 @@ func writePyJSONString(b pyWriter, s string) {
 		}
 		b.WriteString(s[start:i])
 		start = i + 1
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
+		if e := pyShortEscape(rune(c)); e != "" {
+			b.WriteString(e)
+		} else {
 			fmt.Fprintf(b, `\u%04x`, c)
 		}
 	}
