@@ -168,15 +168,7 @@ func turnEdits(p *session.Page, pos int, v any) ([]session.Edit, error) {
 				keys = append(keys, c.Value)
 			}
 		}
-		var out []session.Edit
-		for _, k := range keys {
-			n, ok := scale(obj[k])
-			if !ok {
-				return nil, bad("%q wants a number from 1 to 5", k)
-			}
-			out = append(out, session.Edit{Turn: pos, Kind: session.EditScale, Key: k, Value: n})
-		}
-		return out, nil
+		return scaleEdits(obj, keys, pos)
 	}
 	return nil, bad("this page asks nothing per turn")
 }
@@ -276,15 +268,7 @@ func dialogueEdits(p *session.Page, m map[string]any) ([]session.Edit, error) {
 				keys = append(keys, c.Label)
 			}
 		}
-		var out []session.Edit
-		for _, k := range keys {
-			n, ok := scale(obj[k])
-			if !ok {
-				return nil, bad("%q wants a number from 1 to 5", k)
-			}
-			out = append(out, session.Edit{Turn: -1, Kind: session.EditScale, Key: k, Value: n})
-		}
-		return out, nil
+		return scaleEdits(obj, keys, -1)
 	case ev.Comparative:
 		v, ok := m["choice"]
 		if !ok {
@@ -356,4 +340,18 @@ func changes(p *session.Page, edits []session.Edit) []session.Edit {
 		out = append(out, e)
 	}
 	return out
+}
+
+// scaleEdits reads a number from 1 to 5 for each key of obj, as the edits of turn pos (-1: the
+// dialogue).
+func scaleEdits(obj map[string]any, keys []string, pos int) ([]session.Edit, error) {
+	var out []session.Edit
+	for _, k := range keys {
+		n, ok := scale(obj[k])
+		if !ok {
+			return nil, bad("%q wants a number from 1 to 5", k)
+		}
+		out = append(out, session.Edit{Turn: pos, Kind: session.EditScale, Key: k, Value: n})
+	}
+	return out, nil
 }
