@@ -104,6 +104,9 @@ func runExport(fs *flag.FlagSet) runFunc {
 			}
 		}
 		fmt.Fprintf(e.stdout, "wrote %s to %s\n", strings.Join(parts, ", "), sum.Dest)
+		if sum.SplicedEpisodes > 0 {
+			fmt.Fprintf(e.stdout, "%d of the episodes were copied from the pages the store keeps encoded\n", sum.SplicedEpisodes)
+		}
 		if sum.MissingImages > 0 {
 			fmt.Fprintf(e.stdout, "%d steps name a frame file that is missing: their image is empty\n", sum.MissingImages)
 		}
@@ -198,6 +201,9 @@ func runImport(fs *flag.FlagSet) runFunc {
 		}
 		fmt.Fprintf(e.stdout, "imported %d episodes, %d steps (%d with an image) from %s into %s\n",
 			res.Episodes, res.Steps, res.Images, args[0], st.Path())
+		if res.Split != "" {
+			fmt.Fprintf(e.stdout, "split %s holds them in the dataset's splits as its parts\n", res.Split)
+		}
 		if res.Annotations > 0 {
 			fmt.Fprintf(e.stdout, "%d evaluation answers left out: an answer needs its study (import the study with eval import)\n", res.Annotations)
 		}

@@ -147,6 +147,7 @@ func TestParquetExportReadByDuckDB(t *testing.T) {
 	}
 	var got struct {
 		Rows    map[string]int64
+		Values  map[string]map[string]int64
 		Images  int64
 		Checked []string
 	}
@@ -173,6 +174,53 @@ func TestParquetExportReadByDuckDB(t *testing.T) {
 	}
 	if n := len(got.Checked); n < 3 {
 		t.Errorf("checked %v", got.Checked)
+	}
+
+	// without frames, from the pages the store keeps encoded (spliced, with their own footer)
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.RefreshDatasetBlocks(context.Background(), nil)
+	st.Close()
+	if err != nil || n == 0 {
+		t.Fatalf("encoded %d blocks: %v", n, err)
+	}
+	spliced := filepath.Join(dir, "spliced")
+	if r := runCLI(t, "--store", db, "export", "--format", "parquet", "--no-images", spliced); r.code != 0 {
+		t.Fatalf("export --no-images: %s%s", r.stdout, r.stderr)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	cmd = exec.Command(node, script, duckdbDir, spliced)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("duckdb check of the spliced export: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	values := got.Values
+	got.Rows, got.Values, got.Images, got.Checked = nil, nil, 0, nil
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("duckdb check printed %q: %v", stdout.String(), err)
+	}
+	t.Logf("DuckDB read the spliced export: %v (%s)", got.Rows, strings.Join(got.Checked, "; "))
+	for c, n := range want {
+		if got.Rows[c] != n {
+			t.Errorf("spliced: DuckDB reads %d %s rows, the store holds %d", got.Rows[c], c, n)
+		}
+	}
+	if got.Images != 0 || len(got.Checked) < 3 {
+		t.Errorf("spliced: %d images, checked %v", got.Images, got.Checked)
+	}
+	// DuckDB finds the same nulls in both (each column but the frames, which this one has not)
+	for c, cols := range values {
+		for col, n := range cols {
+			if col != "image" && got.Values[c][col] != n {
+				t.Errorf("%s.%s: DuckDB reads %d values in the spliced export, %d in the other", c, col, got.Values[c][col], n)
+			}
+		}
+	}
+	if values[dataset.ConfigSteps]["action_x2"] == 0 || values[dataset.ConfigSteps]["action_x2"] == want[dataset.ConfigSteps] {
+		t.Errorf("the sample's steps should have some drags or scrolls and some other actions: %v", values[dataset.ConfigSteps])
 	}
 }
 

@@ -4,8 +4,9 @@
 //     each split holds the num_examples the card gives it (the datasets library checks them);
 //   - DuckDB reads every file of it, and each column has the type the card's features give;
 //   - every image decodes as far as its header: PNG or JPEG magic and positive dimensions.
-// Prints {"rows": {config: n}, "images": n, "checked": [...]} on stdout and exits 1 naming
-// each problem on stderr.
+// Prints {"rows": {config: n}, "values": {config: {column: n}}, "images": n, "checked": [...]}
+// on stdout ("values" counts each column's non-null values: what a reader takes for null) and
+// exits 1 naming each problem on stderr.
 // Usage: node scripts/duckdb-check.cjs DUCKDB_DIR DATASET_DIR
 //   DUCKDB_DIR holds node_modules/@duckdb/node-api (scripts/duckdb-deps.sh prints it).
 'use strict';
@@ -109,7 +110,7 @@ async function main() {
   const card = readCard(path.join(dataset, 'README.md'));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
-  const out = { rows: {}, images: 0, checked: [] };
+  const out = { rows: {}, values: {}, images: 0, checked: [] };
   if (Object.keys(card.configs).length === 0) problem('the card names no config');
   for (const [config, files] of Object.entries(card.configs)) {
     out.rows[config] = 0;
@@ -138,6 +139,12 @@ async function main() {
         if (!feats.some((f) => f.name === name)) problem(`config ${config}: column ${name} is not in the card`);
       }
       out.checked.push(`${config}/${split}: ${matched.length} files`);
+      const names = Object.keys(types);
+      if (names.length > 0) {
+        const counts = (await conn.runAndReadAll(`SELECT ${names.map((n, i) => `count("${n}")::BIGINT AS c${i}`).join(', ')} FROM ${source}`)).getRowObjectsJS()[0];
+        const v = (out.values[config] = out.values[config] || {});
+        names.forEach((n, i) => { v[n] = (v[n] || 0) + Number(counts[`c${i}`]); });
+      }
       if (feats.some((f) => f.dtype === 'image')) {
         const images = (await conn.runAndReadAll(
           `SELECT episode_id, step, image.bytes AS b, image.path AS p FROM ${source} WHERE image IS NOT NULL`)).getRowObjects();

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,135 +24,207 @@ import (
 // frames are not read.
 func (r reader) DatasetRows(ctx context.Context, f episode.Filter, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
-	return r.ForEachMatchingID(ctx, f, func(ids []int64) error {
-		return r.datasetPage(ctx, ids, images, episodeFn, stepFn)
-	})
+	return r.datasetRows(ctx, f, images, episodeFn, stepFn, nil)
 }
 
-// datasetPage is DatasetRows for one page of episode ids (in id order).
+// storedPages are a block of episodes as the store keeps them encoded (dataset_blocks).
+type storedPages struct {
+	episode, steps []byte
+	numSteps       int64
+}
+
+// datasetRows is DatasetRows; without images and with pagesFn, the episodes of a block the
+// store keeps encoded (dataset_blocks) are given to pagesFn instead when f selects every
+// episode of the block, in their place in the order, and their rows are not read. The pages
+// are the caller's.
+func (r reader) datasetRows(ctx context.Context, f episode.Filter, images bool,
+	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error,
+	pagesFn func(storedPages) error) error {
+	if images || pagesFn == nil {
+		return r.ForEachMatchingID(ctx, f, func(ids []int64) error {
+			return r.datasetPage(ctx, ids, images, episodeFn, stepFn)
+		})
+	}
+	// the selected ids of one block are gathered (ids come in order), then the block goes out
+	// whole from its pages, or from its rows
+	block := int64(-1)
+	var ids []int64
+	flush := func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		var p storedPages
+		var count int64
+		err := r.q.QueryRowContext(ctx, `SELECT episodes, num_steps, episode, steps FROM dataset_blocks
+			WHERE block = ? AND layout = ? AND episodes = ?`, block, dataset.PagesLayout, len(ids)).
+			Scan(&count, &p.numSteps, &p.episode, &p.steps)
+		switch {
+		case err == nil:
+			ids = ids[:0]
+			return pagesFn(p)
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		for start := 0; start < len(ids); start += 500 {
+			if err := r.datasetPage(ctx, ids[start:min(start+500, len(ids))], false, episodeFn, stepFn); err != nil {
+				return err
+			}
+		}
+		ids = ids[:0]
+		return nil
+	}
+	err := r.ForEachMatchingID(ctx, f, func(page []int64) error {
+		for _, id := range page {
+			if b := id >> blockShift; b != block {
+				if err := flush(); err != nil {
+					return err
+				}
+				block = b
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// datasetPage is DatasetRows for one page of episode ids.
 func (r reader) datasetPage(ctx context.Context, ids []int64, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
-	{
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		in := `(` + placeholders(len(ids)) + `)`
-		args := make([]any, len(ids))
-		for i, id := range ids {
-			args[i] = id
-		}
-		facets := map[int64]map[string][]string{}
-		err := scanRows(ctx, r.q, `SELECT episode_id, facet, value FROM episode_facets
-			WHERE episode_id IN `+in+` AND facet NOT IN ('action', 'meta_task') ORDER BY episode_id, facet, value`,
-			func(rows *sql.Rows) error {
-				var id int64
-				var facet, value string
-				if err := rows.Scan(&id, &facet, &value); err != nil {
-					return err
-				}
-				if facets[id] == nil {
-					facets[id] = map[string][]string{}
-				}
-				facets[id][facet] = append(facets[id][facet], value)
-				return nil
-			}, args...)
-		if err != nil {
-			return err
-		}
-		type pending struct {
-			id  int64
-			row dataset.EpisodeRow
-		}
-		var page []pending
-		err = scanRows(ctx, r.q, `SELECT id, source, external_id, task, instruction, meta_task, num_steps, total_reward, metadata
-			FROM episodes WHERE id IN `+in+` ORDER BY id`, func(rows *sql.Rows) error {
-			var id int64
-			var e dataset.EpisodeRow
-			var reward float64
-			if err := rows.Scan(&id, &e.Source, &e.EpisodeID, &e.Task, &e.Instruction, &e.MetaTask, &e.NumSteps, &reward, &e.Metadata); err != nil {
-				return err
-			}
-			if e.Source != episode.SourceOdyssey { // GUI Odyssey episodes have no reward
-				e.Reward = &reward
-			}
-			fs := facets[id]
-			if v := fs[episode.FacetCategory]; len(v) > 0 {
-				e.Category = v[0]
-			}
-			if v := fs[episode.FacetDevice]; len(v) > 0 {
-				e.Device = v[0]
-			}
-			e.Apps = fs[episode.FacetApp]
-			if fs == nil {
-				fs = map[string][]string{}
-			}
-			b, err := json.Marshal(fs)
-			if err != nil {
-				return err
-			}
-			e.Facets = string(b)
-			page = append(page, pending{id, e})
-			return nil
-		}, args...)
-		if err != nil {
-			return err
-		}
-		// each episode goes out just before its steps (both in id order)
-		next := 0
-		var cur *dataset.EpisodeRow
-		var curID int64
-		upTo := func(id int64) error {
-			for next < len(page) && page[next].id <= id {
-				cur, curID = &page[next].row, page[next].id
-				next++
-				if err := episodeFn(cur); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		// without images, no frame column: each column read costs the driver a call and a lock
-		cols := `episode_id, idx, action, action_kind, reward, instruction, observation_ref, extra`
-		if images {
-			cols += `, observation`
-		}
-		err = scanRows(ctx, r.q, `SELECT `+cols+`
-			FROM steps WHERE episode_id IN `+in+` ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
-			var id int64
-			var s dataset.StepRow
-			// the frame is not copied out of the driver: the sinks use it before the next row
-			var frame sql.RawBytes
-			dest := []any{&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
-				&s.ObservationRef, &s.Extra, &frame}
-			if !images {
-				dest = dest[:8]
-			}
-			if err := rows.Scan(dest...); err != nil {
-				return err
-			}
-			if frame != nil {
-				s.Observation = []byte(frame)
-			}
-			if err := upTo(id); err != nil {
-				return err
-			}
-			if cur == nil || curID != id {
-				return fmt.Errorf("episode %d: removed from the store during the export", id)
-			}
-			s.Source, s.EpisodeID = cur.Source, cur.EpisodeID
-			if err := typedAction(&s); err != nil {
-				return fmt.Errorf("episode %s/%s step %d action: %w", s.Source, s.EpisodeID, s.Step, err)
-			}
-			return stepFn(&s)
-		}, args...)
-		if err != nil {
-			return err
-		}
-		if len(page) == 0 {
-			return nil
-		}
-		return upTo(page[len(page)-1].id)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	ids = slices.Sorted(slices.Values(ids))
+	rows, err := r.episodeRows(ctx, ids)
+	if err != nil {
+		return err
+	}
+	// each episode goes out in id order, just before its steps
+	next := 0
+	var cur *dataset.EpisodeRow
+	var curID int64
+	upTo := func(id int64) error {
+		for next < len(ids) && ids[next] <= id {
+			curID = ids[next]
+			next++
+			if cur = rows[curID]; cur == nil {
+				continue // removed from the store since it was selected
+			}
+			if err := episodeFn(cur); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// without images, no frame column: each column read costs the driver a call and a lock
+	cols := `episode_id, idx, action, action_kind, reward, instruction, observation_ref, extra`
+	if images {
+		cols += `, observation`
+	}
+	err = scanRows(ctx, r.q, `SELECT `+cols+`
+		FROM steps WHERE episode_id IN (`+placeholders(len(ids))+`) ORDER BY episode_id, idx`, func(rows *sql.Rows) error {
+		var id int64
+		var s dataset.StepRow
+		// the frame is not copied out of the driver: the sinks use it before the next row
+		var frame sql.RawBytes
+		dest := []any{&id, &s.Step, &s.ActionJSON, &s.ActionKind, &s.Reward, &s.Instruction,
+			&s.ObservationRef, &s.Extra, &frame}
+		if !images {
+			dest = dest[:8]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if frame != nil {
+			s.Observation = []byte(frame)
+		}
+		if err := upTo(id); err != nil {
+			return err
+		}
+		if cur == nil || curID != id {
+			return fmt.Errorf("episode %d: removed from the store during the export", id)
+		}
+		s.Source, s.EpisodeID = cur.Source, cur.EpisodeID
+		if err := typedAction(&s); err != nil {
+			return fmt.Errorf("episode %s/%s step %d action: %w", s.Source, s.EpisodeID, s.Step, err)
+		}
+		return stepFn(&s)
+	}, int64Args(ids)...)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return upTo(ids[len(ids)-1])
+}
+
+func int64Args(ids []int64) []any {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return args
+}
+
+// episodeRows reads the episodes config's rows of the episodes ids, by id.
+func (r reader) episodeRows(ctx context.Context, ids []int64) (map[int64]*dataset.EpisodeRow, error) {
+	in := `(` + placeholders(len(ids)) + `)`
+	args := int64Args(ids)
+	facets := map[int64]map[string][]string{}
+	err := scanRows(ctx, r.q, `SELECT episode_id, facet, value FROM episode_facets
+		WHERE episode_id IN `+in+` AND facet NOT IN ('action', 'meta_task') ORDER BY episode_id, facet, value`,
+		func(rows *sql.Rows) error {
+			var id int64
+			var facet, value string
+			if err := rows.Scan(&id, &facet, &value); err != nil {
+				return err
+			}
+			if facets[id] == nil {
+				facets[id] = map[string][]string{}
+			}
+			facets[id][facet] = append(facets[id][facet], value)
+			return nil
+		}, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*dataset.EpisodeRow, len(ids))
+	err = scanRows(ctx, r.q, `SELECT id, source, external_id, task, instruction, meta_task, num_steps, total_reward, metadata
+		FROM episodes WHERE id IN `+in, func(rows *sql.Rows) error {
+		var id int64
+		e := new(dataset.EpisodeRow)
+		var reward float64
+		if err := rows.Scan(&id, &e.Source, &e.EpisodeID, &e.Task, &e.Instruction, &e.MetaTask, &e.NumSteps, &reward, &e.Metadata); err != nil {
+			return err
+		}
+		if e.Source != episode.SourceOdyssey { // GUI Odyssey episodes have no reward
+			e.Reward = &reward
+		}
+		fs := facets[id]
+		if v := fs[episode.FacetCategory]; len(v) > 0 {
+			e.Category = v[0]
+		}
+		if v := fs[episode.FacetDevice]; len(v) > 0 {
+			e.Device = v[0]
+		}
+		e.Apps = fs[episode.FacetApp]
+		if fs == nil {
+			fs = map[string][]string{}
+		}
+		b, err := json.Marshal(fs)
+		if err != nil {
+			return err
+		}
+		e.Facets = string(b)
+		e.StoreID = id
+		out[id] = e
+		return nil
+	}, args...)
+	return out, err
 }
 
 // typedAction fills a step row's typed action columns from the stored action.
@@ -315,6 +389,9 @@ type DatasetExport struct {
 // ExportDataset writes the episodes, steps and answers x selects as a dataset folder at dest
 // (engine/dataset): nothing appears at dest unless the whole export succeeds.
 func (s *Store) ExportDataset(ctx context.Context, dest string, x DatasetExport) (dataset.Summary, error) {
+	if x.Episodes && x.Filter.Split != "" && len(x.Parts) > 0 {
+		x.Options.StoreSplit = x.Filter.Split // its parts are the dataset's splits
+	}
 	out, err := dataset.NewExporter(dest, x.Options)
 	if err != nil {
 		return dataset.Summary{}, err
@@ -364,6 +441,163 @@ type rowSink interface {
 	Step(split string, r *dataset.StepRow) error
 }
 
+// pageSink is a rowSink that takes an episode as the store keeps it encoded (the Parquet
+// exporter without images).
+type pageSink interface {
+	EpisodePages(split string, episode, steps []byte) error
+}
+
+// Episodes are kept encoded a block at a time: ids id>>blockShift (dataset_blocks).
+const blockShift = 10
+
+// importedSplitName names the split an import makes again: its own name, unless the store
+// has a split of that name with other members ("NAME (imported)", then numbered).
+// same says the store already has that split with these members (then left as it is).
+func importedSplitName(ctx context.Context, tx *Tx, name string, parts map[string][]episode.Key) (_ string, same bool, _ error) {
+	equal := func(sp episode.Split) bool {
+		if len(sp.Parts) != len(parts) {
+			return false
+		}
+		for p, keys := range parts {
+			have := map[episode.Key]bool{}
+			for _, k := range sp.Parts[p] {
+				have[k] = true
+			}
+			if len(have) != len(keys) {
+				return false
+			}
+			for _, k := range keys {
+				if !have[k] {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for i := 1; ; i++ {
+		candidate := name
+		switch {
+		case i == 2:
+			candidate = name + " (imported)"
+		case i > 2:
+			candidate = fmt.Sprintf("%s (imported %d)", name, i-1)
+		}
+		sp, err := tx.Split(ctx, candidate)
+		if errors.Is(err, ErrNotFound) {
+			return candidate, false, nil
+		}
+		if err != nil {
+			return "", false, err
+		}
+		if equal(sp) {
+			return candidate, true, nil
+		}
+	}
+}
+
+// maxBlockSteps bounds the steps of a block kept encoded: encoding holds the block's rows, and
+// a block of longer episodes than the sources' real ones is exported from its rows.
+const maxBlockSteps = 1 << 17
+
+// RefreshDatasetBlocks encodes every block of episodes that has no encoding (new episodes, or
+// one dropped by a change), for exports without frames to splice, a few blocks per
+// transaction; it returns the blocks encoded. progress, when set, is called after each block
+// with the blocks done and to do. Stopped (ctx), it keeps what it encoded: the rest is
+// exported from its rows.
+func (s *Store) RefreshDatasetBlocks(ctx context.Context, progress func(done, total int)) (int, error) {
+	var stale []int64
+	err := scanRows(ctx, s.q, `SELECT DISTINCT id >> 10 FROM episodes
+		WHERE (id >> 10) NOT IN (SELECT block FROM dataset_blocks WHERE layout = ?) ORDER BY 1`,
+		func(rows *sql.Rows) error {
+			var b int64
+			if err := rows.Scan(&b); err != nil {
+				return err
+			}
+			stale = append(stale, b)
+			return nil
+		}, dataset.PagesLayout)
+	if err != nil || len(stale) == 0 {
+		return 0, err
+	}
+	enc := dataset.NewPageEncoder()
+	done := 0
+	for len(stale) > 0 {
+		n := min(len(stale), 8)
+		err := s.Update(ctx, func(tx *Tx) error {
+			for _, b := range stale[:n] {
+				if err := encodeBlock(ctx, tx.tx, enc, b); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return done, err
+		}
+		done += n
+		stale = stale[n:]
+		if progress != nil {
+			progress(done, done+len(stale))
+		}
+	}
+	return done, nil
+}
+
+// encodeBlock encodes the episodes of block b and their steps and keeps the encoding.
+func encodeBlock(ctx context.Context, q querier, enc *dataset.PageEncoder, b int64) error {
+	var ids []int64
+	var total int64
+	err := scanRows(ctx, q, `SELECT id, num_steps FROM episodes WHERE id >= ? AND id < ? ORDER BY id`, func(rows *sql.Rows) error {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		total += n
+		return nil
+	}, b<<blockShift, (b+1)<<blockShift)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 || total > maxBlockSteps {
+		_, err := q.ExecContext(ctx, `DELETE FROM dataset_blocks WHERE block = ?`, b)
+		return err
+	}
+	eps := make([]dataset.EpisodeRow, 0, len(ids))
+	steps := make([]dataset.StepRow, 0, total)
+	r := reader{q}
+	for start := 0; start < len(ids); start += 500 {
+		err := r.datasetPage(ctx, ids[start:min(start+500, len(ids))], false, func(e *dataset.EpisodeRow) error {
+			eps = append(eps, *e)
+			return nil
+		}, func(s *dataset.StepRow) error {
+			steps = append(steps, *s)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(eps) != len(ids) {
+		return fmt.Errorf("block %d: %d of its %d episodes read", b, len(eps), len(ids))
+	}
+	epPages, err := enc.Episodes(nil, eps)
+	if err != nil {
+		return fmt.Errorf("episodes %s/%s to %s/%s: %w", eps[0].Source, eps[0].EpisodeID, eps[len(eps)-1].Source, eps[len(eps)-1].EpisodeID, err)
+	}
+	var stepPages any
+	if len(steps) > 0 {
+		b, err := enc.Steps(nil, steps)
+		if err != nil {
+			return fmt.Errorf("steps of episodes %s/%s to %s/%s: %w", eps[0].Source, eps[0].EpisodeID, eps[len(eps)-1].Source, eps[len(eps)-1].EpisodeID, err)
+		}
+		stepPages = b
+	}
+	_, err = q.ExecContext(ctx, `INSERT OR REPLACE INTO dataset_blocks (block, layout, episodes, num_steps, episode, steps)
+		VALUES (?, ?, ?, ?, ?, ?)`, b, dataset.PagesLayout, len(ids), len(steps), epPages, stepPages)
+	return err
+}
+
 func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, note func(string, *dataset.AnnotationRow) error) error {
 	var eps, steps, notes int64
 	progress := func() {
@@ -391,7 +625,16 @@ func (s *Store) exportRows(ctx context.Context, x DatasetExport, out rowSink, no
 				steps++
 				return out.Step(split, r)
 			}
-			err := s.DatasetRows(ctx, f, !x.Options.NoImages, episodeFn, stepFn)
+			var pagesFn func(storedPages) error
+			if ps, ok := out.(pageSink); ok {
+				pagesFn = func(p storedPages) error {
+					eps++
+					steps += p.numSteps
+					progress()
+					return ps.EpisodePages(split, p.episode, p.steps)
+				}
+			}
+			err := s.datasetRows(ctx, f, !x.Options.NoImages, episodeFn, stepFn, pagesFn)
 			if err != nil {
 				return err
 			}
@@ -413,6 +656,10 @@ type DatasetImportResult struct {
 	// Annotations counts the answers the folder holds, which are not imported (an answer
 	// belongs to a study, its units and participants, which a dataset does not carry).
 	Annotations int64
+	// Split is the store split made again from the dataset's splits, when the card records
+	// the one it was exported from (named as it was, or with " (imported)" when the store
+	// has another split of that name).
+	Split string
 }
 
 // ImportDataset stores the episodes and steps of an exported dataset folder (engine/dataset)
@@ -430,6 +677,11 @@ func (s *Store) ImportDataset(ctx context.Context, dir string, progress func(pha
 		return res, err
 	}
 	res.Annotations = n
+	storeSplit, err := dataset.StoreSplitOf(dir)
+	if err != nil {
+		return res, err
+	}
+	parts := map[string][]episode.Key{}
 	err = s.Update(ctx, func(tx *Tx) error {
 		q := tx.tx
 		epStmt, err := q.PrepareContext(ctx, `
@@ -516,6 +768,9 @@ func (s *Store) ImportDataset(ctx context.Context, dir string, progress func(pha
 				}
 			}
 			ids[k] = &want{id: id, steps: e.NumSteps}
+			if part := dataset.SplitOfFile(file); storeSplit != "" && part != "" {
+				parts[part] = append(parts[part], episode.Key{Source: e.Source, ExternalID: e.EpisodeID})
+			}
 			res.Episodes++
 			if progress != nil && res.Episodes%1000 == 0 {
 				progress("episodes", res.Episodes)
@@ -593,7 +848,28 @@ func (s *Store) ImportDataset(ctx context.Context, dir string, progress func(pha
 					dir, src, ext, w.steps, w.found)
 			}
 		}
+		if storeSplit != "" && len(parts) > 0 {
+			name, same, err := importedSplitName(ctx, tx, storeSplit, parts)
+			if err != nil {
+				return err
+			}
+			if !same {
+				if err := tx.SaveSplit(ctx, episode.Split{Name: name, Kind: episode.SplitUser, Parts: parts,
+					Description: "imported from " + dir}); err != nil {
+					return err
+				}
+			}
+			res.Split = name
+		}
 		return nil
 	})
+	if err == nil {
+		// the episodes encoded for exports, after the import (which stands without it)
+		s.RefreshDatasetBlocks(ctx, func(done, total int) {
+			if progress != nil {
+				progress("encoding for exports", done)
+			}
+		})
+	}
 	return res, err
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -524,5 +527,219 @@ func TestDatasetExportRowsInOrderAndStops(t *testing.T) {
 	cancel()
 	if err := s.exportRows(cctx, x, &countingSink{lastStep: map[string]int64{}}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled export: got %v", err)
+	}
+}
+
+// readExport reads an exported folder's episodes and steps back, by split file.
+func readExport(t *testing.T, dir string) (eps []dataset.EpisodeRow, steps []dataset.StepRow) {
+	t.Helper()
+	ctx := context.Background()
+	err := dataset.ReadEpisodes(ctx, dir, func(file string, row int64, r *dataset.EpisodeRow) error {
+		if len(r.Apps) == 0 {
+			r.Apps = nil
+		}
+		eps = append(eps, *r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = dataset.ReadSteps(ctx, dir, func(file string, row int64, r *dataset.StepRow) error {
+		steps = append(steps, *r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eps, steps
+}
+
+// An export without frames splices the blocks of episodes the store keeps encoded, and gives
+// what reading the rows gives: for the whole store, for a split part that takes some of a
+// block's episodes, and after an episode changed (its block is dropped until refreshed).
+func TestDatasetBlocksSpliceAsRowsDo(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fillSynthetic(t, s, 2600, 7) // blocks 0, 1 and 2 (ids from 1)
+	var keys []episode.Key
+	err = scanRows(ctx, s.q, `SELECT source, external_id FROM episodes WHERE id % 3 = 0 OR id BETWEEN 1024 AND 2047 ORDER BY id`,
+		func(rows *sql.Rows) error {
+			var k episode.Key
+			if err := rows.Scan(&k.Source, &k.ExternalID); err != nil {
+				return err
+			}
+			keys = append(keys, k)
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveSplit(ctx, episode.Split{Name: "mine", Parts: map[string][]episode.Key{"test": keys}}); err != nil {
+		t.Fatal(err)
+	}
+	spliced := map[string]int64{}
+	export := func(name string, x DatasetExport) string {
+		dest := filepath.Join(t.TempDir(), name)
+		x.Episodes, x.Options = true, dataset.Options{NoImages: true, ShardBytes: 1 << 20}
+		sum, err := s.ExportDataset(ctx, dest, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spliced[dest] = sum.SplicedEpisodes
+		return dest
+	}
+	part := DatasetExport{Filter: episode.Filter{Split: "mine"}, Parts: []string{"test"}}
+	rowsAll, rowsPart := export("rows", DatasetExport{}), export("rows-part", part)
+	n, err := s.RefreshDatasetBlocks(ctx, nil)
+	if err != nil || n != 3 {
+		t.Fatalf("encoded %d blocks (%v), want 3", n, err)
+	}
+	check := func(what, got, want string, wantSpliced int64) {
+		t.Helper()
+		ge, gs := readExport(t, got)
+		we, ws := readExport(t, want)
+		if len(ge) != len(we) || len(gs) != len(ws) || len(we) == 0 || len(ws) == 0 {
+			t.Fatalf("%s: %d episodes and %d steps, want %d and %d", what, len(ge), len(gs), len(we), len(ws))
+		}
+		for i := range we {
+			if !reflect.DeepEqual(ge[i], we[i]) {
+				t.Fatalf("%s: episode row %d\n got %+v\nwant %+v", what, i, ge[i], we[i])
+			}
+		}
+		for i := range ws {
+			if !reflect.DeepEqual(gs[i], ws[i]) {
+				t.Fatalf("%s: step row %d\n got %+v\nwant %+v", what, i, gs[i], ws[i])
+			}
+		}
+		if spliced[got] != wantSpliced || spliced[want] != 0 {
+			t.Fatalf("%s: %d episodes spliced, want %d (and none before the encoding: %d)", what, spliced[got], wantSpliced, spliced[want])
+		}
+	}
+	check("whole store", export("blocks", DatasetExport{}), rowsAll, 2600)
+	// the part takes block 1 whole (ids 1024 to 2047) and a third of the others
+	check("split part", export("blocks-part", part), rowsPart, 1024)
+
+	// an episode changes: its block is dropped, the others stay
+	var e0 *episode.Episode
+	if e0, err = s.Episode(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	e0.Steps[0].Instruction = "changed after the encoding"
+	if err := s.SaveEpisode(ctx, e0); err != nil {
+		t.Fatal(err)
+	}
+	var blocks int
+	s.q.QueryRowContext(ctx, `SELECT count(*) FROM dataset_blocks`).Scan(&blocks)
+	if blocks != 2 {
+		t.Fatalf("%d blocks kept after an episode of block 0 changed, want 2", blocks)
+	}
+	changed := export("changed", DatasetExport{})
+	_, steps := readExport(t, changed)
+	if spliced[changed] != 2600-1023 {
+		t.Fatalf("%d episodes spliced with block 0 dropped, want %d", spliced[changed], 2600-1023)
+	}
+	found := false
+	for _, st := range steps {
+		found = found || st.Instruction == "changed after the encoding"
+	}
+	if !found {
+		t.Fatal("the export does not hold the changed step")
+	}
+	if n, err := s.RefreshDatasetBlocks(ctx, nil); err != nil || n != 1 {
+		t.Fatalf("refreshed %d blocks (%v), want 1", n, err)
+	}
+	refreshed := export("refreshed", DatasetExport{})
+	_, steps = readExport(t, refreshed)
+	found = false
+	for _, st := range steps {
+		found = found || st.Instruction == "changed after the encoding"
+	}
+	if !found || spliced[refreshed] != 2600 {
+		t.Fatalf("after the refresh: changed step found %v, %d episodes spliced", found, spliced[refreshed])
+	}
+}
+
+// A split exported by its parts is made again by the import: under its name in another store,
+// left as it is in the store it came from, and beside a different split of the same name.
+func TestDatasetImportMakesTheSplitAgain(t *testing.T) {
+	ctx := context.Background()
+	src, err := Open(filepath.Join(t.TempDir(), "src.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fillSynthetic(t, src, 30, 3)
+	all := allEpisodes(t, src, "")
+	var keys []episode.Key
+	for k := range all {
+		keys = append(keys, episode.Key{Source: all[k].Source, ExternalID: all[k].ExternalID})
+	}
+	slices.SortFunc(keys, func(a, b episode.Key) int { return strings.Compare(a.ExternalID, b.ExternalID) })
+	sp := episode.Split{Name: "my «split»", Kind: episode.SplitOfficial, Parts: map[string][]episode.Key{"train": keys[:20], "test": keys[20:25]}}
+	if err := src.SaveSplit(ctx, sp); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "ds")
+	if _, err := src.ExportDataset(ctx, dest, DatasetExport{Episodes: true, Filter: episode.Filter{Split: sp.Name},
+		Parts: []string{"test", "train"}, Options: dataset.Options{NoImages: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if name, err := dataset.StoreSplitOf(dest); err != nil || name != sp.Name {
+		t.Fatalf("the card records split %q (%v)", name, err)
+	}
+	sameParts := func(got episode.Split) bool {
+		if len(got.Parts) != 2 {
+			return false
+		}
+		for p, ks := range sp.Parts {
+			g := slices.Clone(got.Parts[p])
+			slices.SortFunc(g, func(a, b episode.Key) int { return strings.Compare(a.ExternalID, b.ExternalID) })
+			if !slices.Equal(g, ks) {
+				return false
+			}
+		}
+		return true
+	}
+	// another store
+	dst, err := Open(filepath.Join(t.TempDir(), "dst.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	res, err := dst.ImportDataset(ctx, dest, nil)
+	if err != nil || res.Split != sp.Name || res.Episodes != 25 {
+		t.Fatalf("import: split %q, %d episodes (%v)", res.Split, res.Episodes, err)
+	}
+	got, err := dst.Split(ctx, sp.Name)
+	if err != nil || !sameParts(got) {
+		t.Fatalf("the split made again: %+v (%v)", got.Parts, err)
+	}
+	// the store it came from: the official split is left as it is
+	if res, err = src.ImportDataset(ctx, dest, nil); err != nil || res.Split != sp.Name {
+		t.Fatalf("import into the source: split %q (%v)", res.Split, err)
+	}
+	if got, err := src.Split(ctx, sp.Name); err != nil || got.Kind != episode.SplitOfficial || !sameParts(got) {
+		t.Fatalf("the source's split became %+v (%v)", got, err)
+	}
+	if infos, _ := src.Splits(ctx); len(infos) != 1 {
+		t.Fatalf("the source has %d splits, want 1", len(infos))
+	}
+	// a store with a different split of that name keeps it, and gets the import's beside it
+	other := episode.Split{Name: sp.Name, Parts: map[string][]episode.Key{"train": keys[:2]}}
+	if err := dst.SaveSplit(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = dst.ImportDataset(ctx, dest, nil); err != nil || res.Split != sp.Name+" (imported)" {
+		t.Fatalf("import beside another split: %q (%v)", res.Split, err)
+	}
+	if got, _ := dst.Split(ctx, sp.Name); len(got.Parts["train"]) != 2 {
+		t.Fatalf("the store's own split changed: %+v", got.Parts)
+	}
+	if got, _ := dst.Split(ctx, sp.Name+" (imported)"); !sameParts(got) {
+		t.Fatalf("the imported split: %+v", got.Parts)
 	}
 }

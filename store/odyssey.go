@@ -62,7 +62,8 @@ func (e *PartialImportError) Unwrap() error { return e.Err }
 const DefaultChunkEpisodes = 20000
 
 // OdysseyProgress reports how far an import is. Phases run in this order: "annotations"
-// (Done/Total count annotation files), "splits" (split files), "commit".
+// (Done/Total count annotation files), "splits" (split files), "commit", then "encoding for exports" (blocks
+// of 1,024 episodes encoded for exports, after the import has committed).
 type OdysseyProgress struct {
 	Phase       string
 	Done, Total int
@@ -248,6 +249,16 @@ func (s *Store) ImportOdyssey(ctx context.Context, ds *odyssey.Dataset, opts Ody
 		}
 		return OdysseyImportResult{Root: ds.Root, Layout: res.Layout, Duration: res.Duration, Chunks: res.Chunks}, err
 	}
+	// the episodes encoded for exports, after the import (which stands without it)
+	_, err = s.RefreshDatasetBlocks(ctx, func(done, total int) {
+		if opts.Progress != nil {
+			opts.Progress(OdysseyProgress{Phase: "encoding for exports", Done: done, Total: total})
+		}
+	})
+	if err != nil && ctx.Err() == nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("episodes not encoded for exports (they export from their rows): %v", err))
+	}
+	res.Duration = time.Since(start)
 	return res, nil
 }
 

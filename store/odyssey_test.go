@@ -139,10 +139,10 @@ func TestOdysseyConformanceImport(t *testing.T) {
 			t.Errorf("%s: imported %+v; want %d episodes, %d steps, %d screenshots (%d missing), schema %s", dc.Dir, res,
 				dc.Episodes, dc.Steps, dc.Screenshots, dc.Steps-dc.Screenshots, dc.Schema)
 		}
-		// The annotations are read first and the import ends with its commit; the split files
-		// (if any) are read in between.
-		if len(phases) < 2 || phases[0] != "annotations" || phases[len(phases)-1] != "commit" ||
-			(len(dc.Splits) > 0 && !reflect.DeepEqual(phases, []string{"annotations", "splits", "commit"})) {
+		// The annotations are read first and the import ends with its commit, then the
+		// encoding for exports; the split files (if any) are read in between.
+		if len(phases) < 3 || phases[0] != "annotations" || phases[len(phases)-2] != "commit" || phases[len(phases)-1] != "encoding for exports" ||
+			(len(dc.Splits) > 0 && !reflect.DeepEqual(phases, []string{"annotations", "splits", "commit", "encoding for exports"})) {
 			t.Errorf("%s: progress phases %v", dc.Dir, phases)
 		}
 		got := map[string]map[string]int{}

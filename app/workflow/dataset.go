@@ -70,6 +70,9 @@ func (w Workflows) ImportDatasetFolder(ctx context.Context, dir string, progress
 		return "", err
 	}
 	msg := fmt.Sprintf("Imported %d episodes (%d steps, %d with a frame) from %s.", res.Episodes, res.Steps, res.Images, dir)
+	if res.Split != "" {
+		msg += fmt.Sprintf(" Its splits are the parts of split %s.", res.Split)
+	}
 	if res.Annotations > 0 {
 		msg += fmt.Sprintf(" Its %d evaluation answers were left out: answers need their study (Evaluation imports studies).", res.Annotations)
 	}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Options tune an export.
@@ -22,6 +24,9 @@ type Options struct {
 	NoImages bool
 	// Card is the dataset card's prose, written below its YAML header; a default when "".
 	Card string
+	// StoreSplit names the store's split whose parts are the dataset's splits (none when
+	// ""): the card records it, and an import makes the split again.
+	StoreSplit string
 }
 
 // rowGroupBytes bounds the rows a writer holds before it writes a row group: memory stays
@@ -38,6 +43,15 @@ type Exporter struct {
 	episodes  map[string]*shardWriter[EpisodeRow]
 	steps     map[string]*shardWriter[StepRow]
 	notes     map[string]*shardWriter[AnnotationRow]
+	// Without images, episodes and steps are written from pages (pageShards): those the
+	// store keeps (EpisodePages), and those encoded here from rows a batch at a time (the
+	// pending rows, all of pendSplit).
+	epPages, stPages map[string]*pageShards
+	enc              *PageEncoder
+	pendEps          []EpisodeRow
+	pendSteps        []StepRow
+	pendSplit        string
+	spliced          int64 // episodes added as stored pages
 	// MissingImages counts steps whose frame file could not be read.
 	MissingImages int
 	// ImageBytes counts the frame bytes written.
@@ -54,6 +68,9 @@ type Summary struct {
 	SplitRows, SplitBytes map[string]map[string]int64
 	// MissingImages counts steps whose frame file named by the store was missing.
 	MissingImages int
+	// SplicedEpisodes counts the episodes written from pages the store keeps encoded
+	// (EpisodePages) rather than from their rows.
+	SplicedEpisodes int64
 }
 
 // NewExporter starts an export to dest, writing into a temporary folder beside it. dest must
@@ -70,6 +87,8 @@ func NewExporter(dest string, opts Options) (*Exporter, error) {
 		episodes: map[string]*shardWriter[EpisodeRow]{},
 		steps:    map[string]*shardWriter[StepRow]{},
 		notes:    map[string]*shardWriter[AnnotationRow]{},
+		epPages:  map[string]*pageShards{},
+		stPages:  map[string]*pageShards{},
 	}, nil
 }
 
@@ -110,6 +129,16 @@ func writerFor[T any](x *Exporter, m map[string]*shardWriter[T], config, split s
 
 // Episode adds an episode row to split.
 func (x *Exporter) Episode(split string, r *EpisodeRow) error {
+	if x.opts.NoImages {
+		if err := x.pendFor(split); err != nil {
+			return err
+		}
+		x.pendEps = append(x.pendEps, *r)
+		if len(x.pendEps) >= maxPendingEpisodes {
+			return x.flushEpisodes()
+		}
+		return nil
+	}
 	return writerFor(x, x.episodes, ConfigEpisodes, split, episodeSize).write(r)
 }
 
@@ -118,6 +147,17 @@ func (x *Exporter) Episode(split string, r *EpisodeRow) error {
 // zip archive member, "zip:ARCHIVE!MEMBER") ObservationRef names; a step with neither, or with a file that is missing, has none.
 func (x *Exporter) Step(split string, r *StepRow) error {
 	r.Image = nil
+	if x.opts.NoImages {
+		if err := x.pendFor(split); err != nil {
+			return err
+		}
+		r.Observation = nil
+		x.pendSteps = append(x.pendSteps, *r)
+		if len(x.pendSteps) >= maxPendingSteps {
+			return x.flushSteps()
+		}
+		return nil
+	}
 	if !x.opts.NoImages {
 		b := r.Observation
 		if b == nil && r.ObservationRef != "" {
@@ -143,6 +183,98 @@ func (x *Exporter) Step(split string, r *StepRow) error {
 	}
 	r.Observation = nil
 	return err
+}
+
+// EpisodePages adds one episode to split, after those added before: its row and its steps
+// encoded by a PageEncoder (steps nil for an episode without steps). It is for exports
+// without images (Options.NoImages); the pages are kept until their row group is written and
+// must not be changed.
+func (x *Exporter) EpisodePages(split string, episode, steps []byte) error {
+	if !x.opts.NoImages {
+		return errors.New("stored pages are for exports without images")
+	}
+	if err := x.flushPending(); err != nil {
+		return err
+	}
+	ep := pagesFor(x, x.epPages, ConfigEpisodes, split, episodeTemplate)
+	if err := ep.add(episode); err != nil {
+		return fmt.Errorf("episodes pages: %w", err)
+	}
+	x.spliced += ep.added
+	if len(steps) == 0 {
+		return nil
+	}
+	if err := pagesFor(x, x.stPages, ConfigSteps, split, stepTemplate).add(steps); err != nil {
+		return fmt.Errorf("steps pages: %w", err)
+	}
+	return nil
+}
+
+func pagesFor(x *Exporter, m map[string]*pageShards, config, split string, tmpl func() (*format.FileMetaData, error)) *pageShards {
+	p := m[split]
+	if p == nil {
+		p = &pageShards{tmpl: tmpl, dir: filepath.Join(x.tmp, config), split: split, shardBytes: x.opts.ShardBytes,
+			groupBytes: max(min(rowGroupBytes, x.opts.ShardBytes/4), 1)}
+		m[split] = p
+	}
+	return p
+}
+
+// The rows held to be encoded together: a batch of episodes' (bigger pages compress better).
+const (
+	maxPendingEpisodes = 512
+	maxPendingSteps    = 2048
+)
+
+// pendFor flushes the pending rows when the next row is of another split.
+func (x *Exporter) pendFor(split string) error {
+	if split != x.pendSplit {
+		if err := x.flushPending(); err != nil {
+			return err
+		}
+		x.pendSplit = split
+	}
+	return nil
+}
+
+// flushPending encodes the pending rows and adds them.
+func (x *Exporter) flushPending() error {
+	if err := x.flushEpisodes(); err != nil {
+		return err
+	}
+	return x.flushSteps()
+}
+
+func (x *Exporter) flushEpisodes() error {
+	if len(x.pendEps) == 0 {
+		return nil
+	}
+	if x.enc == nil {
+		x.enc = NewPageEncoder()
+	}
+	b, err := x.enc.Episodes(nil, x.pendEps)
+	if err != nil {
+		return fmt.Errorf("episode %s/%s: %w", x.pendEps[0].Source, x.pendEps[0].EpisodeID, err)
+	}
+	clear(x.pendEps)
+	x.pendEps = x.pendEps[:0]
+	return pagesFor(x, x.epPages, ConfigEpisodes, x.pendSplit, episodeTemplate).add(b)
+}
+
+func (x *Exporter) flushSteps() error {
+	if len(x.pendSteps) == 0 {
+		return nil
+	}
+	if x.enc == nil {
+		x.enc = NewPageEncoder()
+	}
+	b, err := x.enc.Steps(nil, x.pendSteps)
+	if err != nil {
+		return fmt.Errorf("episode %s/%s steps: %w", x.pendSteps[0].Source, x.pendSteps[0].EpisodeID, err)
+	}
+	clear(x.pendSteps)
+	x.pendSteps = x.pendSteps[:0]
+	return pagesFor(x, x.stPages, ConfigSteps, x.pendSplit, stepTemplate).add(b)
 }
 
 // readFrame reads a frame file or zip member ("zip:ARCHIVE!MEMBER") as the Odyssey import
@@ -200,6 +332,12 @@ func (x *Exporter) Abort() {
 	for _, w := range x.notes {
 		w.abort()
 	}
+	for _, p := range x.epPages {
+		p.abort()
+	}
+	for _, p := range x.stPages {
+		p.abort()
+	}
 	os.RemoveAll(x.tmp)
 }
 
@@ -209,7 +347,7 @@ func (x *Exporter) Abort() {
 // split file is written so that the card's configs always point at files).
 func (x *Exporter) Commit(configs []string) (Summary, error) {
 	sum := Summary{Dest: x.dest, Rows: map[string]int64{}, Files: map[string][]string{}, MissingImages: x.MissingImages,
-		SplitRows: map[string]map[string]int64{}, SplitBytes: map[string]map[string]int64{}}
+		SplitRows: map[string]map[string]int64{}, SplitBytes: map[string]map[string]int64{}, SplicedEpisodes: x.spliced}
 	want := map[string]bool{}
 	for _, c := range configs {
 		want[c] = true
@@ -242,17 +380,29 @@ func (x *Exporter) Commit(configs []string) (Summary, error) {
 			}
 		}
 	}
-	finish(ConfigEpisodes, keys(x.episodes), func(s string) ([]string, int64, error) {
-		return writerFor(x, x.episodes, ConfigEpisodes, s, episodeSize).finish(x.tmp)
-	})
-	finish(ConfigSteps, keys(x.steps), func(s string) ([]string, int64, error) {
-		return writerFor(x, x.steps, ConfigSteps, s, stepSize).finish(x.tmp)
-	})
+	if x.opts.NoImages {
+		if err == nil {
+			err = x.flushPending()
+		}
+		finish(ConfigEpisodes, keys(x.epPages), func(s string) ([]string, int64, error) {
+			return pagesFor(x, x.epPages, ConfigEpisodes, s, episodeTemplate).finish(x.tmp)
+		})
+		finish(ConfigSteps, keys(x.stPages), func(s string) ([]string, int64, error) {
+			return pagesFor(x, x.stPages, ConfigSteps, s, stepTemplate).finish(x.tmp)
+		})
+	} else {
+		finish(ConfigEpisodes, keys(x.episodes), func(s string) ([]string, int64, error) {
+			return writerFor(x, x.episodes, ConfigEpisodes, s, episodeSize).finish(x.tmp)
+		})
+		finish(ConfigSteps, keys(x.steps), func(s string) ([]string, int64, error) {
+			return writerFor(x, x.steps, ConfigSteps, s, stepSize).finish(x.tmp)
+		})
+	}
 	finish(ConfigAnnotations, keys(x.notes), func(s string) ([]string, int64, error) {
 		return writerFor(x, x.notes, ConfigAnnotations, s, annotationSize).finish(x.tmp)
 	})
 	if err == nil {
-		err = writeFileSync(filepath.Join(x.tmp, "README.md"), []byte(card(sum, x.opts.Card)))
+		err = writeFileSync(filepath.Join(x.tmp, "README.md"), []byte(card(sum, x.opts.Card, x.opts.StoreSplit)))
 	}
 	if err == nil {
 		err = x.swapIn()
@@ -264,7 +414,7 @@ func (x *Exporter) Commit(configs []string) (Summary, error) {
 	return sum, nil
 }
 
-func keys[T any](m map[string]*shardWriter[T]) []string {
+func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -358,15 +508,8 @@ func (s *shardWriter[T]) open() error {
 	}
 	s.f, s.count = f, countingWriter{w: f}
 	s.shards = append(s.shards, path)
-	s.w = parquet.NewGenericWriter[T](&s.count,
-		parquet.Compression(fastSnappy{}),
-		parquet.CreatedBy("agentdesk", "", ""),
-		parquet.PageBufferSize(1<<20),
-		// a frame's bytes as page statistics and bounds (its min and max are whole frames)
-		// tripled the file; nobody filters on them
-		parquet.SkipPageStatistics("image", "bytes"),
-		parquet.SkipPageBounds("image", "bytes"),
-	)
+	// every config is written with the steps' settings (the image column's apply to steps alone)
+	s.w = parquet.NewGenericWriter[T](&s.count, writerOptions()...)
 	return nil
 }
 
@@ -456,17 +599,23 @@ func (s *shardWriter[T]) finish(root string) ([]string, int64, error) {
 			return nil, 0, err
 		}
 	}
+	return nameShards(root, s.dir, s.split, s.shards, s.rows)
+}
+
+// nameShards renames a split's shards (temporary paths, in order) as the Hub names them and
+// returns them relative to root, with rows.
+func nameShards(root, dir, split string, shards []string, rows int64) ([]string, int64, error) {
 	var out []string
-	for i, p := range s.shards {
-		name := fmt.Sprintf("%s-%05d-of-%05d.parquet", s.split, i, len(s.shards))
-		final := filepath.Join(s.dir, name)
+	for i, p := range shards {
+		name := fmt.Sprintf("%s-%05d-of-%05d.parquet", split, i, len(shards))
+		final := filepath.Join(dir, name)
 		if err := os.Rename(p, final); err != nil {
 			return nil, 0, err
 		}
 		rel, _ := filepath.Rel(root, final)
 		out = append(out, filepath.ToSlash(rel))
 	}
-	return out, s.rows, nil
+	return out, rows, nil
 }
 
 func (s *shardWriter[T]) abort() {
@@ -478,9 +627,14 @@ func (s *shardWriter[T]) abort() {
 
 // card writes the dataset card: the YAML header the Hub and the datasets library read
 // (configs with their data files, features with their types), then prose.
-func card(sum Summary, prose string) string {
+func card(sum Summary, prose, storeSplit string) string {
 	var b strings.Builder
-	b.WriteString("---\nconfigs:\n")
+	b.WriteString("---\n")
+	if storeSplit != "" {
+		q, _ := json.Marshal(storeSplit) // a JSON string is a YAML double-quoted scalar
+		fmt.Fprintf(&b, "%s: %s\n", cardStoreSplit, q)
+	}
+	b.WriteString("configs:\n")
 	for _, c := range Configs {
 		files := sum.Files[c]
 		if len(files) == 0 {
@@ -519,6 +673,42 @@ func card(sum Summary, prose string) string {
 	}
 	b.WriteString(prose)
 	return b.String()
+}
+
+// cardStoreSplit is the card's key for Options.StoreSplit (the Hub keeps keys it does not
+// know).
+const cardStoreSplit = "agentdesk_split"
+
+// StoreSplitOf reads the store split a dataset folder's card records (Options.StoreSplit), ""
+// when none.
+func StoreSplitOf(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		return "", err
+	}
+	text := string(b)
+	if !strings.HasPrefix(text, "---\n") {
+		return "", nil
+	}
+	header, _, _ := strings.Cut(text[4:], "\n---\n")
+	for _, line := range strings.Split(header, "\n") {
+		if v, ok := strings.CutPrefix(line, cardStoreSplit+": "); ok {
+			var name string
+			if err := json.Unmarshal([]byte(strings.TrimSpace(v)), &name); err != nil {
+				return "", fmt.Errorf("%s: %s: %w", filepath.Join(dir, "README.md"), cardStoreSplit, err)
+			}
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
+// SplitOfFile names the dataset split of a config's file (<split>-NNNNN-of-MMMMM.parquet).
+func SplitOfFile(file string) string {
+	if s := splitsOf([]string{file}); len(s) == 1 {
+		return s[0]
+	}
+	return ""
 }
 
 func yamlScalar(s string) string {
