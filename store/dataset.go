@@ -495,6 +495,9 @@ func importedSplitName(ctx context.Context, tx *Tx, name string, parts map[strin
 	}
 }
 
+// blockPart is the episodes of a block encoded at a time.
+const blockPart = 256
+
 // maxBlockSteps bounds the steps of a block kept encoded: encoding holds the block's rows, and
 // a block of longer episodes than the sources' real ones is exported from its rows.
 const maxBlockSteps = 1 << 17
@@ -563,11 +566,15 @@ func encodeBlock(ctx context.Context, q querier, enc *dataset.PageEncoder, b int
 		_, err := q.ExecContext(ctx, `DELETE FROM dataset_blocks WHERE block = ?`, b)
 		return err
 	}
-	eps := make([]dataset.EpisodeRow, 0, len(ids))
-	steps := make([]dataset.StepRow, 0, total)
+	// encoded a part at a time (the block's pages are the parts' one after the other): the
+	// rows held stay a few MB
+	var epPages, stepPages []byte
+	var eps []dataset.EpisodeRow
+	var steps []dataset.StepRow
+	var numSteps int
 	r := reader{q}
-	for start := 0; start < len(ids); start += 500 {
-		err := r.datasetPage(ctx, ids[start:min(start+500, len(ids))], false, func(e *dataset.EpisodeRow) error {
+	for start := 0; start < len(ids); start += blockPart {
+		err := r.datasetPage(ctx, ids[start:min(start+blockPart, len(ids))], false, func(e *dataset.EpisodeRow) error {
 			eps = append(eps, *e)
 			return nil
 		}, func(s *dataset.StepRow) error {
@@ -577,24 +584,26 @@ func encodeBlock(ctx context.Context, q querier, enc *dataset.PageEncoder, b int
 		if err != nil {
 			return err
 		}
-	}
-	if len(eps) != len(ids) {
-		return fmt.Errorf("block %d: %d of its %d episodes read", b, len(eps), len(ids))
-	}
-	epPages, err := enc.Episodes(nil, eps)
-	if err != nil {
-		return fmt.Errorf("episodes %s/%s to %s/%s: %w", eps[0].Source, eps[0].EpisodeID, eps[len(eps)-1].Source, eps[len(eps)-1].EpisodeID, err)
-	}
-	var stepPages any
-	if len(steps) > 0 {
-		b, err := enc.Steps(nil, steps)
-		if err != nil {
+		if len(eps) != min(blockPart, len(ids)-start) {
+			return fmt.Errorf("block %d: episodes changed while it was encoded", b)
+		}
+		if epPages, err = enc.Episodes(epPages, eps); err != nil {
+			return fmt.Errorf("episodes %s/%s to %s/%s: %w", eps[0].Source, eps[0].EpisodeID, eps[len(eps)-1].Source, eps[len(eps)-1].EpisodeID, err)
+		}
+		if stepPages, err = enc.Steps(stepPages, steps); err != nil {
 			return fmt.Errorf("steps of episodes %s/%s to %s/%s: %w", eps[0].Source, eps[0].EpisodeID, eps[len(eps)-1].Source, eps[len(eps)-1].EpisodeID, err)
 		}
-		stepPages = b
+		numSteps += len(steps)
+		clear(eps)
+		clear(steps)
+		eps, steps = eps[:0], steps[:0]
+	}
+	var stepsArg any
+	if len(stepPages) > 0 {
+		stepsArg = stepPages
 	}
 	_, err = q.ExecContext(ctx, `INSERT OR REPLACE INTO dataset_blocks (block, layout, episodes, num_steps, episode, steps)
-		VALUES (?, ?, ?, ?, ?, ?)`, b, dataset.PagesLayout, len(ids), len(steps), epPages, stepPages)
+		VALUES (?, ?, ?, ?, ?, ?)`, b, dataset.PagesLayout, len(ids), numSteps, epPages, stepsArg)
 	return err
 }
 

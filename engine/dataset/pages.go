@@ -88,7 +88,6 @@ func (e *rowEncoder[T]) init() {
 		// steps' annotation JSON) in every page header, and a spliced file has none at the
 		// chunk level to match them
 		parquet.DataPageStatistics(false),
-		parquet.PageBufferSize(4<<20),
 		// encoded once and spliced many times: the stronger codec costs the import, not the
 		// export, and an episode's small pages lose less to it than to Snappy
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
@@ -159,8 +158,9 @@ type pageChunk struct {
 	bytes                       []byte
 }
 
-// parsePages reads stored pages; the chunks' bytes point into b.
-func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, _ error) {
+// parsePages reads one encoding of stored pages at the start of b (stored pages are one or
+// more, one after the other) and returns the rest of b; the chunks' bytes point into b.
+func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, rest []byte, _ error) {
 	bad := errors.New("damaged step pages")
 	next := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
@@ -174,7 +174,7 @@ func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, _ error) 
 	nrows, ok2 := next()
 	ncols, ok3 := next()
 	if !ok1 || !ok2 || !ok3 || layout != PagesLayout || ncols > 1024 {
-		return 0, out, bad
+		return 0, out, nil, bad
 	}
 	out = out[:0]
 	for range ncols {
@@ -183,15 +183,12 @@ func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, _ error) 
 		unc, ok3 := next()
 		n, ok4 := next()
 		if !ok1 || !ok2 || !ok3 || !ok4 || n > uint64(len(b)) || nulls > vals {
-			return 0, out, bad
+			return 0, out, nil, bad
 		}
 		out = append(out, pageChunk{int64(vals), int64(nulls), int64(unc), b[:n]})
 		b = b[n:]
 	}
-	if len(b) != 0 {
-		return 0, out, bad
-	}
-	return int64(nrows), out, nil
+	return int64(nrows), out, b, nil
 }
 
 // The footers of parquet-go's own files for each config: the schema and each column's type,
@@ -276,20 +273,36 @@ func (p *pageShards) write(b []byte) error {
 	return err
 }
 
-// add gathers one episode's pages (kept, not copied, until its row group is written).
+// add gathers stored pages (one or more encodings; kept, not copied, until their row group
+// is written).
 func (p *pageShards) add(pages []byte) error {
+	if len(pages) == 0 {
+		return errors.New("no pages")
+	}
+	p.added = 0
+	for len(pages) > 0 {
+		rest, err := p.add1(pages)
+		if err != nil {
+			return err
+		}
+		pages = rest
+	}
+	return nil
+}
+
+func (p *pageShards) add1(pages []byte) ([]byte, error) {
 	tmpl, err := p.tmpl()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rows, chunks, err := parsePages(pages, p.parsed)
+	rows, chunks, rest, err := parsePages(pages, p.parsed)
 	p.parsed = chunks
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ncols := len(tmpl.RowGroups[0].Columns)
 	if len(chunks) != ncols {
-		return fmt.Errorf("pages of %d columns, the config has %d", len(chunks), ncols)
+		return nil, fmt.Errorf("pages of %d columns, the config has %d", len(chunks), ncols)
 	}
 	if p.chunks == nil {
 		p.chunks = make([][][]byte, ncols)
@@ -304,11 +317,11 @@ func (p *pageShards) add(pages []byte) error {
 	}
 	p.held = append(p.held, pages)
 	p.grpRows += rows
-	p.added = rows
+	p.added += rows
 	if p.grpSize >= p.groupBytes {
-		return p.flushGroup()
+		return rest, p.flushGroup()
 	}
-	return nil
+	return rest, nil
 }
 
 // flushGroup writes the gathered row group, column after column, and starts the next shard
