@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -31,7 +30,7 @@ import (
 // not used (the store encodes the episode again). Change it with anything that changes the
 // bytes an encoder writes: EpisodeRow's or StepRow's columns, the codec, the writer's
 // settings.
-const PagesLayout = 1
+const PagesLayout = 2
 
 // PageEncoder encodes an episode's row of the episodes config and its rows of the steps
 // config as pages to splice (Exporter.EpisodePages). It is not safe for concurrent use; it
@@ -41,7 +40,11 @@ type PageEncoder struct {
 	steps    rowEncoder[StepRow]
 }
 
-// NewPageEncoder makes an encoder.
+// NewPageEncoder makes an encoder. Its pages are Snappy, as every other export's: pages kept
+// and pages encoded at export time go into the same files, and parquet-go failed to read a
+// file whose row groups used two codecs for a column (ZSTD for the kept ones made files two
+// thirds the size, but for those encoded at export time it tripled the export's time: 83 s
+// for 200k episodes).
 func NewPageEncoder() *PageEncoder { return &PageEncoder{} }
 
 // Episodes appends to dst the pages of episode rows (one episode's, or several in order).
@@ -84,13 +87,10 @@ func (e *rowEncoder[T]) init() {
 		return
 	}
 	opts := append(writerOptions(),
-		// stored pages carry no statistics: their min and max would be whole strings (the
+		// spliced pages carry no statistics: their min and max would be whole strings (the
 		// steps' annotation JSON) in every page header, and a spliced file has none at the
 		// chunk level to match them
 		parquet.DataPageStatistics(false),
-		// encoded once and spliced many times: the stronger codec costs the import, not the
-		// export, and an episode's small pages lose less to it than to Snappy
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
 	)
 	e.w = parquet.NewGenericWriter[T](&e.buf, opts...)
 }
@@ -129,6 +129,7 @@ func (e *rowEncoder[T]) encode(dst []byte, rows []T) ([]byte, error) {
 		if start < 4 || n < 0 || start+n > int64(len(b)) {
 			return dst, fmt.Errorf("column %v: chunk outside the file", m.PathInSchema)
 		}
+		dst = binary.AppendUvarint(dst, uint64(m.Codec))
 		dst = binary.AppendUvarint(dst, uint64(m.NumValues))
 		// readers take a chunk's null count as given (DuckDB reads no nulls where it is 0)
 		dst = binary.AppendUvarint(dst, uint64(m.Statistics.NullCount))
@@ -154,6 +155,7 @@ func (e *rowEncoder[T]) footer(b []byte) (*format.FileMetaData, error) {
 
 // pageChunk is one column's chunk in stored pages.
 type pageChunk struct {
+	codec                       format.CompressionCodec
 	values, nulls, uncompressed int64
 	bytes                       []byte
 }
@@ -178,14 +180,15 @@ func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, rest []by
 	}
 	out = out[:0]
 	for range ncols {
+		cdc, ok0 := next()
 		vals, ok1 := next()
 		nulls, ok2 := next()
 		unc, ok3 := next()
 		n, ok4 := next()
-		if !ok1 || !ok2 || !ok3 || !ok4 || n > uint64(len(b)) || nulls > vals {
+		if !ok0 || !ok1 || !ok2 || !ok3 || !ok4 || n > uint64(len(b)) || nulls > vals || cdc > 64 {
 			return 0, out, nil, bad
 		}
-		out = append(out, pageChunk{int64(vals), int64(nulls), int64(unc), b[:n]})
+		out = append(out, pageChunk{format.CompressionCodec(cdc), int64(vals), int64(nulls), int64(unc), b[:n]})
 		b = b[n:]
 	}
 	return int64(nrows), out, b, nil
@@ -250,6 +253,7 @@ type pageShards struct {
 	grpRows, grpSize int64
 	held             [][]byte // stored pages whose bytes the gathered chunks point into
 	added            int64    // the rows of the last pages added
+	codecs           []format.CompressionCodec
 	parsed           []pageChunk
 }
 
@@ -307,6 +311,19 @@ func (p *pageShards) add1(pages []byte) ([]byte, error) {
 	if p.chunks == nil {
 		p.chunks = make([][][]byte, ncols)
 		p.values, p.nulls, p.uncomp = make([]int64, ncols), make([]int64, ncols), make([]int64, ncols)
+		p.codecs = make([]format.CompressionCodec, ncols)
+	}
+	// a column chunk has one codec: pages of another start a row group
+	for i, c := range chunks {
+		if p.grpRows > 0 && c.codec != p.codecs[i] {
+			if err := p.flushGroup(); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	for i, c := range chunks {
+		p.codecs[i] = c.codec
 	}
 	for i, c := range chunks {
 		p.chunks[i] = append(p.chunks[i], c.bytes)
@@ -354,7 +371,7 @@ func (p *pageShards) flushGroup() error {
 		}
 		t := &cols[i].MetaData
 		rg.Columns[i] = format.ColumnChunk{FileOffset: start, MetaData: format.ColumnMetaData{
-			Type: t.Type, Encoding: t.Encoding, PathInSchema: t.PathInSchema, Codec: t.Codec,
+			Type: t.Type, Encoding: t.Encoding, PathInSchema: t.PathInSchema, Codec: p.codecs[i],
 			NumValues: p.values[i], TotalUncompressedSize: p.uncomp[i], TotalCompressedSize: n,
 			DataPageOffset: start, Statistics: format.Statistics{NullCount: p.nulls[i]},
 		}}
