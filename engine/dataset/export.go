@@ -246,35 +246,33 @@ func (x *Exporter) flushPending() error {
 }
 
 func (x *Exporter) flushEpisodes() error {
-	if len(x.pendEps) == 0 {
-		return nil
-	}
-	if x.enc == nil {
-		x.enc = NewPageEncoder()
-	}
-	b, err := x.enc.Episodes(nil, x.pendEps)
-	if err != nil {
-		return fmt.Errorf("episode %s/%s: %w", x.pendEps[0].Source, x.pendEps[0].EpisodeID, err)
-	}
-	clear(x.pendEps)
-	x.pendEps = x.pendEps[:0]
-	return pagesFor(x, x.epPages, ConfigEpisodes, x.pendSplit, episodeTemplate).add(b)
+	return flushRows(x, &x.pendEps, (*PageEncoder).Episodes, x.epPages, ConfigEpisodes, episodeTemplate,
+		func(r *EpisodeRow) string { return "episode " + r.Source + "/" + r.EpisodeID })
 }
 
 func (x *Exporter) flushSteps() error {
-	if len(x.pendSteps) == 0 {
+	return flushRows(x, &x.pendSteps, (*PageEncoder).Steps, x.stPages, ConfigSteps, stepTemplate,
+		func(r *StepRow) string { return "episode " + r.Source + "/" + r.EpisodeID + " steps" })
+}
+
+// flushRows encodes a config's pending rows (*pend, emptied) and adds their pages to the
+// pending split's files; name says what the first row is, for an error.
+func flushRows[T any](x *Exporter, pend *[]T, encode func(*PageEncoder, []byte, []T) ([]byte, error),
+	m map[string]*pageShards, config string, tmpl func() (*format.FileMetaData, error), name func(*T) string) error {
+	rows := *pend
+	if len(rows) == 0 {
 		return nil
 	}
 	if x.enc == nil {
 		x.enc = NewPageEncoder()
 	}
-	b, err := x.enc.Steps(nil, x.pendSteps)
+	b, err := encode(x.enc, nil, rows)
 	if err != nil {
-		return fmt.Errorf("episode %s/%s steps: %w", x.pendSteps[0].Source, x.pendSteps[0].EpisodeID, err)
+		return fmt.Errorf("%s: %w", name(&rows[0]), err)
 	}
-	clear(x.pendSteps)
-	x.pendSteps = x.pendSteps[:0]
-	return pagesFor(x, x.stPages, ConfigSteps, x.pendSplit, stepTemplate).add(b)
+	clear(rows)
+	*pend = rows[:0]
+	return pagesFor(x, m, config, x.pendSplit, tmpl).add(b)
 }
 
 // readFrame reads a frame file or zip member ("zip:ARCHIVE!MEMBER") as the Odyssey import

@@ -99,16 +99,7 @@ func (e *rowEncoder[T]) encode(dst []byte, rows []T) ([]byte, error) {
 	if len(rows) == 0 {
 		return dst, nil
 	}
-	e.init()
-	e.buf.Reset()
-	e.w.Reset(&e.buf)
-	if _, err := e.w.Write(rows); err != nil {
-		return dst, err
-	}
-	if err := e.w.Close(); err != nil {
-		return dst, err
-	}
-	md, err := e.footer(e.buf.Bytes())
+	md, err := e.file(rows)
 	if err != nil {
 		return dst, err
 	}
@@ -138,6 +129,21 @@ func (e *rowEncoder[T]) encode(dst []byte, rows []T) ([]byte, error) {
 		dst = append(dst, b[start:start+n]...)
 	}
 	return dst, nil
+}
+
+// file writes rows as a Parquet file in e.buf and returns its footer (valid until the next
+// call).
+func (e *rowEncoder[T]) file(rows []T) (*format.FileMetaData, error) {
+	e.init()
+	e.buf.Reset()
+	e.w.Reset(&e.buf)
+	if _, err := e.w.Write(rows); err != nil {
+		return nil, err
+	}
+	if err := e.w.Close(); err != nil {
+		return nil, err
+	}
+	return e.footer(e.buf.Bytes())
 }
 
 // footer decodes a whole Parquet file's footer (valid until the next call).
@@ -203,15 +209,7 @@ var (
 
 func template[T any]() (*format.FileMetaData, error) {
 	var e rowEncoder[T]
-	e.init()
-	var zero T
-	if _, err := e.w.Write([]T{zero}); err != nil {
-		return nil, err
-	}
-	if err := e.w.Close(); err != nil {
-		return nil, err
-	}
-	md, err := e.footer(e.buf.Bytes())
+	md, err := e.file(make([]T, 1))
 	if err != nil {
 		return nil, err
 	}

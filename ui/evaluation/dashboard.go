@@ -191,8 +191,11 @@ func (d *evalDashboard) reload() {
 		return
 	}
 	d.op.info = info
-	d.summary.SetText(fmt.Sprintf("%d of %d units done, %d in progress, %s.", info.Done, info.Units, info.Assigned,
-		widgets.Plural(info.Participants, "participant")))
+	// the units done are the bar's text: the line beside it then fits at 1024 px, beside the
+	// tab's three buttons (it was cut after "3 participa…")
+	done, units := info.Done, info.Units
+	d.progress.TextFormatter = func() string { return fmt.Sprintf("%d of %d units done", done, units) }
+	d.summary.SetText(fmt.Sprintf("%d in progress, %s.", info.Assigned, widgets.Plural(info.Participants, "participant")))
 	d.progress.Max = float64(max(info.Units, 1))
 	d.progress.SetValue(float64(info.Done))
 	ps, err := d.ws.store.EvalParticipants(ctx, d.op.info.ID)
