@@ -193,6 +193,10 @@ func runImport(fs *flag.FlagSet) runFunc {
 		defer stop()
 		pl := newProgressLine(e.stderr)
 		res, err := st.ImportDataset(ctx, args[0], func(phase string, done int) {
+			if phase == "encoding for exports" { // blocks of episodes, after the rows
+				pl.show(false, "%s: %d blocks", phase, done)
+				return
+			}
 			pl.show(false, "importing %s: %d", phase, done)
 		})
 		pl.done()

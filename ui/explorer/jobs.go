@@ -95,6 +95,10 @@ func (x *Workspace) importFolder(dir string) *workspace.Task {
 	if dataset.CheckFolder(dir) == nil {
 		return x.runJob("Import "+filepath.Base(dir), func(ctx context.Context, report func(float64, string)) (string, error) {
 			return st.ImportDatasetFolder(ctx, dir, func(phase string, done int) {
+				if phase == "encoding for exports" { // blocks of episodes, after the rows
+					report(-1, fmt.Sprintf("%s: %d blocks", phase, done))
+					return
+				}
 				report(-1, fmt.Sprintf("%s: %d read", phase, done))
 			})
 		}, func(string, error) { x.storeChanged() })
