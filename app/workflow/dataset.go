@@ -17,9 +17,9 @@ const (
 
 // ExportDatasetFolder writes the episodes f selects to the folder dest as a Hugging Face
 // dataset (FormatParquet: Parquet with its dataset card) or as training chats
-// (FormatShareGPT), atomically, and says what it wrote; progress hears the episodes written
-// of those selected.
-func (w Workflows) ExportDatasetFolder(ctx context.Context, f episode.Filter, format, dest string, progress func(done, total int)) (string, error) {
+// (FormatShareGPT), atomically, and says what it wrote; frames says whether the steps' frames
+// go too; progress hears the episodes written of those selected.
+func (w Workflows) ExportDatasetFolder(ctx context.Context, f episode.Filter, format, dest string, frames bool, progress func(done, total int)) (string, error) {
 	total, err := w.CountMatching(ctx, f)
 	if err != nil {
 		return "", err
@@ -27,7 +27,7 @@ func (w Workflows) ExportDatasetFolder(ctx context.Context, f episode.Filter, fo
 	if total == 0 {
 		return "", fmt.Errorf("the selection (%s) holds no episode to export", f.Describe())
 	}
-	x := store.DatasetExport{Filter: f, Episodes: true}
+	x := store.DatasetExport{Filter: f, Episodes: true, Options: dataset.Options{NoImages: !frames}}
 	if progress != nil {
 		x.Progress = func(eps, _, _ int64) { progress(int(eps), total) }
 	}
@@ -40,6 +40,12 @@ func (w Workflows) ExportDatasetFolder(ctx context.Context, f episode.Filter, fo
 		msg := fmt.Sprintf("Exported %d episodes and %d steps to %s as a Hugging Face dataset (%d Parquet files and its card, README.md).",
 			sum.Rows[dataset.ConfigEpisodes], sum.Rows[dataset.ConfigSteps], dest,
 			len(sum.Files[dataset.ConfigEpisodes])+len(sum.Files[dataset.ConfigSteps]))
+		if !frames {
+			msg += " The steps' frames were left out."
+		}
+		if sum.SplicedEpisodes > 0 {
+			msg += fmt.Sprintf(" %d of the episodes were copied from the pages the store keeps encoded.", sum.SplicedEpisodes)
+		}
 		if sum.MissingImages > 0 {
 			msg += fmt.Sprintf(" %d steps name a screenshot that is missing: their image is empty.", sum.MissingImages)
 		}

@@ -29,7 +29,7 @@ func TestExplorerExportsAndImportsAHuggingFaceDataset(t *testing.T) {
 	if dest != filepath.Join(parent, "agentdesk-dataset") {
 		t.Fatalf("a folder holding other files: the export goes to %s", dest)
 	}
-	x.exportTo(formatParquet, dest)
+	x.exportTo(formatParquet, dest, true)
 	if exportFolder(formatParquet, dest) != dest {
 		t.Fatal("an earlier export is not replaced in place")
 	}
@@ -41,9 +41,31 @@ func TestExplorerExportsAndImportsAHuggingFaceDataset(t *testing.T) {
 		t.Fatal("the chosen folder's file changed")
 	}
 
+	// without frames: every image null, the same rows
+	bare := filepath.Join(t.TempDir(), "bare")
+	x.exportTo(formatParquet, bare, false)
+	framed, withFrames := 0, 0
+	if err := dataset.ReadSteps(context.Background(), bare, func(_ string, _ int64, r *dataset.StepRow) error {
+		if r.Image != nil {
+			framed++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dataset.ReadSteps(context.Background(), dest, func(_ string, _ int64, r *dataset.StepRow) error {
+		if r.Image != nil {
+			withFrames++
+		}
+		return nil
+	})
+	if n, err := dataset.CountRows(bare, dataset.ConfigEpisodes); err != nil || n != int64(all) || framed != 0 || withFrames == 0 {
+		t.Fatalf("without frames: %d episodes of %d (%v), %d steps with a frame (%d with them)", n, all, err, framed, withFrames)
+	}
+
 	chats := filepath.Join(t.TempDir(), "chats")
 	x.setFilter(episode.Filter{Source: episode.SourceOdyssey})
-	x.exportTo(formatShareGPT, chats)
+	x.exportTo(formatShareGPT, chats, true)
 	if b, err := os.ReadFile(filepath.Join(chats, "train.json")); err != nil || !strings.Contains(string(b), `"<image>Task: `) {
 		t.Fatalf("training chats: %v", err)
 	}

@@ -147,13 +147,24 @@ func (x *Workspace) exportDialog() {
 	for i, f := range exportFormats {
 		labels[i] = f.label
 	}
-	choice := widget.NewRadioGroup(labels, nil)
+	// frames go with the Hugging Face dataset and the chats unless left out: without them the
+	// dataset is a fraction of the size and is copied from the pages the store keeps encoded
+	frames := widget.NewCheck("Leave the steps' frames out (smaller, and much faster to write)", nil)
+	choice := widget.NewRadioGroup(labels, func(label string) {
+		for _, f := range exportFormats {
+			if f.label == label && (f.format == formatParquet || f.format == formatShareGPT) {
+				frames.Enable()
+				return
+			}
+		}
+		frames.Disable()
+	})
 	choice.SetSelected(labels[0])
 	info := widget.NewLabel(fmt.Sprintf("Exports the selection (%s; %s): its GUI Odyssey episodes in the original annotation format, or every episode as a Hugging Face dataset or as training chats.",
 		x.filter.Describe(), widgets.Plural(x.count, "episode")))
 	info.Wrapping = fyne.TextWrapWord
 	dialog.ShowCustomConfirm("Export selection", "Choose destination…", "Cancel",
-		container.NewGridWrap(fyne.NewSize(560, 210), container.NewVBox(info, choice)), func(ok bool) {
+		container.NewGridWrap(fyne.NewSize(560, 250), container.NewVBox(info, choice, frames)), func(ok bool) {
 			if !ok {
 				return
 			}
@@ -166,7 +177,7 @@ func (x *Workspace) exportDialog() {
 			if format != odyssey.FormatJSONL {
 				dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
 					if err == nil && l != nil {
-						x.exportTo(format, exportFolder(format, l.Path()))
+						x.exportTo(format, exportFolder(format, l.Path()), !frames.Checked)
 					}
 				}, w)
 				return
@@ -176,7 +187,7 @@ func (x *Workspace) exportDialog() {
 					return
 				}
 				u.Close()
-				x.exportTo(format, u.URI().Path())
+				x.exportTo(format, u.URI().Path(), true)
 			}, w)
 			d.SetFileName("episodes.jsonl")
 			d.SetFilter(storage.NewExtensionFileFilter([]string{".jsonl"}))
@@ -207,15 +218,16 @@ func exportFolder(format, dir string) string {
 	return filepath.Join(dir, sub)
 }
 
-// exportTo exports the selection with a progress dialog.
-func (x *Workspace) exportTo(format, dest string) *workspace.Task {
+// exportTo exports the selection with a progress dialog; frames says whether a Hugging Face
+// dataset or training chats take the steps' frames.
+func (x *Workspace) exportTo(format, dest string, frames bool) *workspace.Task {
 	st, f := x.st, x.filter
 	return x.runJob("Export selection", func(ctx context.Context, report func(float64, string)) (string, error) {
 		progress := func(done, total int) {
 			report(float64(done)/float64(max(total, 1)), fmt.Sprintf("%d of %d episodes", done, total))
 		}
 		if format == formatParquet || format == formatShareGPT {
-			return st.ExportDatasetFolder(ctx, f, format, dest, progress)
+			return st.ExportDatasetFolder(ctx, f, format, dest, frames, progress)
 		}
 		n, skipped, err := st.ExportEpisodes(ctx, f, format, dest, progress)
 		if err != nil {

@@ -63,7 +63,7 @@ type Store interface {
 	ExportEpisodes(ctx context.Context, f episode.Filter, format, dest string, progress func(done, total int)) (written, skipped int, err error)
 	// ExportDatasetFolder writes the selection's episodes, every source, to a folder as a
 	// Hugging Face dataset ("parquet") or training chats ("sharegpt"), and says what it wrote.
-	ExportDatasetFolder(ctx context.Context, f episode.Filter, format, dest string, progress func(done, total int)) (string, error)
+	ExportDatasetFolder(ctx context.Context, f episode.Filter, format, dest string, frames bool, progress func(done, total int)) (string, error)
 	// ImportDatasetFolder reads a Hugging Face dataset folder written by that export back, in
 	// one transaction, and says what it stored.
 	ImportDatasetFolder(ctx context.Context, dir string, progress func(phase string, done int)) (string, error)

@@ -510,7 +510,7 @@ func TestExplorerImportsBrowsesAndExportsOdyssey(t *testing.T) {
 
 	dest := filepath.Join(t.TempDir(), "sel.jsonl")
 	x.setFilter(episode.Filter{})
-	x.exportTo(odyssey.FormatJSONL, dest)
+	x.exportTo(odyssey.FormatJSONL, dest, true)
 	f, err := os.Open(dest)
 	if err != nil {
 		t.Fatal(err)
@@ -530,7 +530,7 @@ func TestExplorerImportsBrowsesAndExportsOdyssey(t *testing.T) {
 	}
 	folder := t.TempDir()
 	x.setFilter(episode.Filter{Split: "random_split", Part: "test"})
-	x.exportTo(odyssey.FormatJSON, folder)
+	x.exportTo(odyssey.FormatJSON, folder, true)
 	files, _ := os.ReadDir(filepath.Join(folder, "annotations"))
 	if len(files) != 6 {
 		t.Fatalf("%d annotation files for the 6 test episodes", len(files))
