@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -159,15 +160,9 @@ func (x *Exporter) Step(split string, r *StepRow) error {
 		return nil
 	}
 	if !x.opts.NoImages {
-		b := r.Observation
-		if b == nil && r.ObservationRef != "" {
-			var err error
-			if b, err = readFrame(r.ObservationRef); err != nil {
-				if !errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("episode %s step %d frame: %w", r.EpisodeID, r.Step, err)
-				}
-				x.MissingImages++
-			}
+		b, err := frameOf(r, &x.MissingImages)
+		if err != nil {
+			return err
 		}
 		if b != nil {
 			r.Image = &Image{Bytes: b, Path: imagePath(r, b)}
@@ -275,9 +270,23 @@ func flushRows[T any](x *Exporter, pend *[]T, encode func(*PageEncoder, []byte, 
 	return pagesFor(x, m, config, x.pendSplit, tmpl).add(b)
 }
 
-// readFrame reads a frame file or zip member ("zip:ARCHIVE!MEMBER") as the Odyssey import
-// names them; a missing one is an error wrapping os.ErrNotExist.
-func readFrame(ref string) ([]byte, error) { return odyssey.ReadScreenshot(ref) }
+// frameOf is a step's frame: the one kept in the store (Observation), or the file or zip
+// member ("zip:ARCHIVE!MEMBER") ObservationRef names as the Odyssey import names them; nil
+// for a step with neither, or whose file is missing (counted in *missing).
+func frameOf(r *StepRow, missing *int) ([]byte, error) {
+	if r.Observation != nil || r.ObservationRef == "" {
+		return r.Observation, nil
+	}
+	b, err := odyssey.ReadScreenshot(r.ObservationRef)
+	if errors.Is(err, os.ErrNotExist) {
+		*missing++
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("episode %s step %d frame: %w", r.EpisodeID, r.Step, err)
+	}
+	return b, nil
+}
 
 // imagePath names a frame in the Image feature's path: the stored file's name, or one made of
 // the episode and step.
@@ -400,10 +409,10 @@ func (x *Exporter) Commit(configs []string) (Summary, error) {
 		return writerFor(x, x.notes, ConfigAnnotations, s, annotationSize).finish(x.tmp)
 	})
 	if err == nil {
-		err = writeFileSync(filepath.Join(x.tmp, "README.md"), []byte(card(sum, x.opts.Card, x.opts.StoreSplit)))
+		err = atomicfile.Write(filepath.Join(x.tmp, "README.md"), []byte(card(sum, x.opts.Card, x.opts.StoreSplit)), 0o644)
 	}
 	if err == nil {
-		err = x.swapIn()
+		err = swapIn(x.tmp, x.dest)
 	}
 	if err != nil {
 		x.Abort()
@@ -420,15 +429,14 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-func (x *Exporter) swapIn() error { return swapIn(x.tmp, x.dest) }
-
 // swapIn moves a finished folder to the destination, replacing an earlier export whole.
 func swapIn(tmp, dest string) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, dest); err == nil {
-		return syncDir(filepath.Dir(dest))
+		atomicfile.SyncDir(filepath.Dir(dest))
+		return nil
 	}
 	old := tmp + ".old"
 	if err := os.Rename(dest, old); err != nil {
@@ -439,32 +447,7 @@ func swapIn(tmp, dest string) error {
 		return fmt.Errorf("%s: %w", dest, err)
 	}
 	os.RemoveAll(old)
-	return syncDir(filepath.Dir(dest))
-}
-
-func writeFileSync(path string, b []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	d.Sync() // not every file system syncs folders; the rename itself is what matters
+	atomicfile.SyncDir(filepath.Dir(dest))
 	return nil
 }
 

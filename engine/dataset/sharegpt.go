@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentdesk/agentdesk/engine/atomicfile"
 )
 
 // Training chats in the multimodal ShareGPT layout LLaMA-Factory reads: one JSON array per
@@ -83,15 +84,9 @@ func (x *ShareGPTExporter) Step(split string, r *StepRow) error {
 	answer := shareGPTAction(r)
 	var images []string
 	if !x.noImages {
-		b := r.Observation
-		if b == nil && r.ObservationRef != "" {
-			var err error
-			if b, err = readFrame(r.ObservationRef); err != nil {
-				if !errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("episode %s step %d frame: %w", r.EpisodeID, r.Step, err)
-				}
-				x.Missing++
-			}
+		b, err := frameOf(r, &x.Missing)
+		if err != nil {
+			return err
 		}
 		if b != nil {
 			ext := ImageExt(b)
@@ -239,7 +234,7 @@ func (x *ShareGPTExporter) Commit() ([]string, error) {
 		if err != nil {
 			return err
 		}
-		return writeFileSync(filepath.Join(x.tmp, "dataset_info.json"), append(b, '\n'))
+		return atomicfile.Write(filepath.Join(x.tmp, "dataset_info.json"), append(b, '\n'), 0o644)
 	}()
 	if err == nil {
 		err = swapIn(x.tmp, x.dest)
