@@ -65,6 +65,9 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	d.summary = widget.NewLabel("")
 	d.summary.Wrapping = fyne.TextWrapWord
 	d.progress = widget.NewProgressBar()
+	// the bar draws its text in the primary colour's foreground, white in both themes, which
+	// is unreadable over the light theme's unfilled track: the summary beside it says it
+	d.progress.TextFormatter = func() string { return "" }
 	d.people = widget.NewTable(
 		func() (int, int) { return len(d.participants) + 1, d.peopleCols.Len() },
 		func() fyne.CanvasObject { return truncLabel() },
@@ -156,7 +159,8 @@ func newEvalDashboard(w *Workspace, op *evalProject) *evalDashboard {
 	d.summary.Wrapping = fyne.TextWrapOff
 	d.summary.Truncation = fyne.TextTruncateEllipsis
 	// One line above the views: the summary, the progress bar beside it, import and export.
-	bar := container.NewGridWrap(fyne.NewSize(160, importBtn.MinSize().Height), d.progress)
+	// a narrow bar: the summary beside it fits at 1024 px with the tab's three buttons
+	bar := container.NewGridWrap(fyne.NewSize(96, importBtn.MinSize().Height), d.progress)
 	d.model = newModelRun(d)
 	top := container.NewBorder(nil, nil, nil, container.NewHBox(bar, d.model.btn, importBtn, exportBtn),
 		container.NewVBox(layout.NewSpacer(), d.summary, layout.NewSpacer()))
@@ -191,11 +195,8 @@ func (d *evalDashboard) reload() {
 		return
 	}
 	d.op.info = info
-	// the units done are the bar's text: the line beside it then fits at 1024 px, beside the
-	// tab's three buttons (it was cut after "3 participa…")
-	done, units := info.Done, info.Units
-	d.progress.TextFormatter = func() string { return fmt.Sprintf("%d of %d units done", done, units) }
-	d.summary.SetText(fmt.Sprintf("%d in progress, %s.", info.Assigned, widgets.Plural(info.Participants, "participant")))
+	d.summary.SetText(fmt.Sprintf("%d of %d units done, %d in progress, %s.", info.Done, info.Units, info.Assigned,
+		widgets.Plural(info.Participants, "participant")))
 	d.progress.Max = float64(max(info.Units, 1))
 	d.progress.SetValue(float64(info.Done))
 	ps, err := d.ws.store.EvalParticipants(ctx, d.op.info.ID)

@@ -103,6 +103,14 @@ func TestEvaluationTasksInView(t *testing.T) {
 			if name == TaskAnnotate && len(v.Targets) == 0 {
 				t.Errorf("%s: no answers to choose", name)
 			}
+			// from 1024 px on, the progress line beside the tab's buttons is read whole, not cut
+			// ("3 participa…")
+			if s := w.dash.summary; name == TaskResults && size.Width >= 1024 {
+				need := fyne.MeasureText(s.Text, theme.TextSize(), s.TextStyle).Width + 2*theme.InnerPadding()
+				if s.Size().Width < need {
+					t.Errorf("%.0fx%.0f: the summary %q gets %.0f px of the %.0f it needs", size.Width, size.Height, s.Text, s.Size().Width, need)
+				}
+			}
 		}
 		if m := w.Content().MinSize(); m.Width > size.Width || m.Height > size.Height {
 			t.Errorf("at %.0fx%.0f the workspace needs %.0fx%.0f: the window would grow", size.Width, size.Height, m.Width, m.Height)
