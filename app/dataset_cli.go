@@ -193,7 +193,7 @@ func runImport(fs *flag.FlagSet) runFunc {
 		defer stop()
 		pl := newProgressLine(e.stderr)
 		res, err := st.ImportDataset(ctx, args[0], func(phase string, done int) {
-			if phase == "encoding for exports" { // blocks of episodes, after the rows
+			if phase == store.PhaseEncodingForExports { // blocks of episodes, after the rows
 				pl.show(false, "%s: %d blocks", phase, done)
 				return
 			}
@@ -207,6 +207,9 @@ func runImport(fs *flag.FlagSet) runFunc {
 			res.Episodes, res.Steps, res.Images, args[0], st.Path())
 		if res.Split != "" {
 			fmt.Fprintf(e.stdout, "split %s holds them in the dataset's splits as its parts\n", res.Split)
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintln(e.stderr, "warning:", w)
 		}
 		if res.Annotations > 0 {
 			fmt.Fprintf(e.stdout, "%d evaluation answers left out: an answer needs its study (import the study with eval import)\n", res.Annotations)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -54,10 +53,9 @@ func (r reader) datasetRows(ctx context.Context, f episode.Filter, images bool,
 			return nil
 		}
 		var p storedPages
-		var count int64
-		err := r.q.QueryRowContext(ctx, `SELECT episodes, num_steps, episode, steps FROM dataset_blocks
+		err := r.q.QueryRowContext(ctx, `SELECT num_steps, episode, steps FROM dataset_blocks
 			WHERE block = ? AND layout = ? AND episodes = ?`, block, dataset.PagesLayout, len(ids)).
-			Scan(&count, &p.numSteps, &p.episode, &p.steps)
+			Scan(&p.numSteps, &p.episode, &p.steps)
 		switch {
 		case err == nil:
 			ids = ids[:0]
@@ -91,13 +89,12 @@ func (r reader) datasetRows(ctx context.Context, f episode.Filter, images bool,
 	return flush()
 }
 
-// datasetPage is DatasetRows for one page of episode ids.
+// datasetPage is DatasetRows for one page of episode ids, in id order.
 func (r reader) datasetPage(ctx context.Context, ids []int64, images bool,
 	episodeFn func(*dataset.EpisodeRow) error, stepFn func(*dataset.StepRow) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	ids = slices.Sorted(slices.Values(ids))
 	rows, err := r.episodeRows(ctx, ids)
 	if err != nil {
 		return err
@@ -220,7 +217,6 @@ func (r reader) episodeRows(ctx context.Context, ids []int64) (map[int64]*datase
 			return err
 		}
 		e.Facets = string(b)
-		e.StoreID = id
 		out[id] = e
 		return nil
 	}, args...)
@@ -382,7 +378,8 @@ type DatasetExport struct {
 	// pseudonyms.
 	Annotations, Names bool
 	Options            dataset.Options
-	// Progress, when set, is called after each row with the rows written so far.
+	// Progress, when set, is called after each episode and each answer (after each block of
+	// episodes copied from their encoded pages) with the rows written so far.
 	Progress func(episodes, steps, answers int64)
 }
 
@@ -447,6 +444,15 @@ type pageSink interface {
 	EpisodePages(split string, episode, steps []byte) error
 }
 
+// PhaseEncodingForExports is the last phase of an import's progress: the blocks of episodes
+// encoded for exports (RefreshDatasetBlocks), counted in blocks.
+const PhaseEncodingForExports = "encoding for exports"
+
+// encodingWarning words an import's failed encoding for exports.
+func encodingWarning(err error) string {
+	return fmt.Sprintf("episodes not encoded for exports (they export from their rows): %v", err)
+}
+
 // Episodes are kept encoded a block at a time: ids id>>blockShift (dataset_blocks).
 const blockShift = 10
 
@@ -509,8 +515,8 @@ const maxBlockSteps = 1 << 17
 // exported from its rows.
 func (s *Store) RefreshDatasetBlocks(ctx context.Context, progress func(done, total int)) (int, error) {
 	var stale []int64
-	err := scanRows(ctx, s.q, `SELECT DISTINCT id >> 10 FROM episodes
-		WHERE (id >> 10) NOT IN (SELECT block FROM dataset_blocks WHERE layout = ?) ORDER BY 1`,
+	err := scanRows(ctx, s.q, fmt.Sprintf(`SELECT DISTINCT id >> %[1]d FROM episodes
+		WHERE (id >> %[1]d) NOT IN (SELECT block FROM dataset_blocks WHERE layout = ?) ORDER BY 1`, blockShift),
 		func(rows *sql.Rows) error {
 			var b int64
 			if err := rows.Scan(&b); err != nil {
@@ -669,6 +675,9 @@ type DatasetImportResult struct {
 	// the one it was exported from (named as it was, or with " (imported)" when the store
 	// has another split of that name).
 	Split string
+	// Warnings are what went wrong after the import, which stands (the episodes' encoding
+	// for exports).
+	Warnings []string
 }
 
 // ImportDataset stores the episodes and steps of an exported dataset folder (engine/dataset)
@@ -874,11 +883,14 @@ func (s *Store) ImportDataset(ctx context.Context, dir string, progress func(pha
 	})
 	if err == nil {
 		// the episodes encoded for exports, after the import (which stands without it)
-		s.RefreshDatasetBlocks(ctx, func(done, total int) {
+		_, rerr := s.RefreshDatasetBlocks(ctx, func(done, total int) {
 			if progress != nil {
-				progress("encoding for exports", done)
+				progress(PhaseEncodingForExports, done)
 			}
 		})
+		if rerr != nil && ctx.Err() == nil {
+			res.Warnings = append(res.Warnings, encodingWarning(rerr))
+		}
 	}
 	return res, err
 }

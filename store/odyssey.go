@@ -252,11 +252,11 @@ func (s *Store) ImportOdyssey(ctx context.Context, ds *odyssey.Dataset, opts Ody
 	// the episodes encoded for exports, after the import (which stands without it)
 	_, err = s.RefreshDatasetBlocks(ctx, func(done, total int) {
 		if opts.Progress != nil {
-			opts.Progress(OdysseyProgress{Phase: "encoding for exports", Done: done, Total: total})
+			opts.Progress(OdysseyProgress{Phase: PhaseEncodingForExports, Done: done, Total: total})
 		}
 	})
 	if err != nil && ctx.Err() == nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("episodes not encoded for exports (they export from their rows): %v", err))
+		res.Warnings = append(res.Warnings, encodingWarning(err))
 	}
 	res.Duration = time.Since(start)
 	return res, nil

@@ -64,9 +64,6 @@ func (w Workflows) ExportDatasetFolder(ctx context.Context, f episode.Filter, fo
 	return "", fmt.Errorf("unknown export format %q", format)
 }
 
-// IsDatasetFolder says whether dir is a folder written by ExportDatasetFolder in FormatParquet
-// (or by agentdesk export --format parquet).
-func IsDatasetFolder(dir string) bool { return dataset.CheckFolder(dir) == nil }
 
 // ImportDatasetFolder reads an exported Parquet dataset folder back in one transaction and
 // says what it stored; progress hears the phase and the rows read.
@@ -78,6 +75,9 @@ func (w Workflows) ImportDatasetFolder(ctx context.Context, dir string, progress
 	msg := fmt.Sprintf("Imported %d episodes (%d steps, %d with a frame) from %s.", res.Episodes, res.Steps, res.Images, dir)
 	if res.Split != "" {
 		msg += fmt.Sprintf(" Its splits are the parts of split %s.", res.Split)
+	}
+	for _, w := range res.Warnings {
+		msg += " Warning: " + w + "."
 	}
 	if res.Annotations > 0 {
 		msg += fmt.Sprintf(" Its %d evaluation answers were left out: answers need their study (Evaluation imports studies).", res.Annotations)

@@ -55,9 +55,6 @@ type EpisodeRow struct {
 	// source's own metadata (JSON object): the rest, kept whole so an import loses nothing.
 	Facets   string `parquet:"facets"`
 	Metadata string `parquet:"metadata"`
-
-	// StoreID is the episode's number in the store it is exported from (not exported).
-	StoreID int64 `parquet:"-"`
 }
 
 // Image is the datasets library's Image feature as Parquet stores it.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,8 +54,6 @@ type Exporter struct {
 	spliced          int64 // episodes added as stored pages
 	// MissingImages counts steps whose frame file could not be read.
 	MissingImages int
-	// ImageBytes counts the frame bytes written.
-	ImageBytes int64
 }
 
 // Summary says what an export wrote.
@@ -122,7 +119,7 @@ func tempBeside(dest, marker string) (string, error) {
 func writerFor[T any](x *Exporter, m map[string]*shardWriter[T], config, split string, size func(*T) int64) *shardWriter[T] {
 	w := m[split]
 	if w == nil {
-		w = &shardWriter[T]{dir: filepath.Join(x.tmp, config), config: config, split: split, shardBytes: x.opts.ShardBytes, size: size}
+		w = &shardWriter[T]{dir: filepath.Join(x.tmp, config), split: split, shardBytes: x.opts.ShardBytes, size: size}
 		m[split] = w
 	}
 	return w
@@ -159,18 +156,15 @@ func (x *Exporter) Step(split string, r *StepRow) error {
 		}
 		return nil
 	}
-	if !x.opts.NoImages {
-		b, err := frameOf(r, &x.MissingImages)
-		if err != nil {
-			return err
-		}
-		if b != nil {
-			r.Image = &Image{Bytes: b, Path: imagePath(r, b)}
-			x.ImageBytes += int64(len(b))
-		}
+	b, err := frameOf(r, &x.MissingImages)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		r.Image = &Image{Bytes: b, Path: imagePath(r, b)}
 	}
 	w := writerFor(x, x.steps, ConfigSteps, split, stepSize)
-	err := w.write(r)
+	err = w.write(r)
 	if err == nil && r.Image != nil && w.w != nil {
 		// the writer copies the frame now: Observation may be the caller's buffer, valid
 		// only during this call (see Step)
@@ -191,15 +185,15 @@ func (x *Exporter) EpisodePages(split string, episode, steps []byte) error {
 	if err := x.flushPending(); err != nil {
 		return err
 	}
-	ep := pagesFor(x, x.epPages, ConfigEpisodes, split, episodeTemplate)
-	if err := ep.add(episode); err != nil {
+	n, err := pagesFor(x, x.epPages, ConfigEpisodes, split, episodeTemplate).add(episode)
+	if err != nil {
 		return fmt.Errorf("episodes pages: %w", err)
 	}
-	x.spliced += ep.added
+	x.spliced += n
 	if len(steps) == 0 {
 		return nil
 	}
-	if err := pagesFor(x, x.stPages, ConfigSteps, split, stepTemplate).add(steps); err != nil {
+	if _, err := pagesFor(x, x.stPages, ConfigSteps, split, stepTemplate).add(steps); err != nil {
 		return fmt.Errorf("steps pages: %w", err)
 	}
 	return nil
@@ -209,7 +203,7 @@ func pagesFor(x *Exporter, m map[string]*pageShards, config, split string, tmpl 
 	p := m[split]
 	if p == nil {
 		p = &pageShards{tmpl: tmpl, dir: filepath.Join(x.tmp, config), split: split, shardBytes: x.opts.ShardBytes,
-			groupBytes: max(min(rowGroupBytes, x.opts.ShardBytes/4), 1)}
+			groupBytes: groupLimit(x.opts.ShardBytes)}
 		m[split] = p
 	}
 	return p
@@ -267,7 +261,8 @@ func flushRows[T any](x *Exporter, pend *[]T, encode func(*PageEncoder, []byte, 
 	}
 	clear(rows)
 	*pend = rows[:0]
-	return pagesFor(x, m, config, x.pendSplit, tmpl).add(b)
+	_, err = pagesFor(x, m, config, x.pendSplit, tmpl).add(b)
+	return err
 }
 
 // frameOf is a step's frame: the one kept in the store (Observation), or the file or zip
@@ -453,29 +448,17 @@ func swapIn(tmp, dest string) error {
 
 // shardWriter writes one split of one config as numbered shards.
 type shardWriter[T any] struct {
-	dir, config, split string
-	shardBytes         int64
-	size               func(*T) int64
+	dir, split string
+	shardBytes int64
+	size       func(*T) int64
 
 	f        *os.File
-	count    countingWriter
 	w        *parquet.GenericWriter[T]
 	buf      []T
 	bufBytes int64
 	grpBytes int64
 	shards   []string // temporary paths, in order
 	rows     int64
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func (s *shardWriter[T]) open() error {
@@ -487,10 +470,10 @@ func (s *shardWriter[T]) open() error {
 	if err != nil {
 		return err
 	}
-	s.f, s.count = f, countingWriter{w: f}
+	s.f = f
 	s.shards = append(s.shards, path)
 	// every config is written with the steps' settings (the image column's apply to steps alone)
-	s.w = parquet.NewGenericWriter[T](&s.count, writerOptions()...)
+	s.w = parquet.NewGenericWriter[T](f, writerOptions()...)
 	return nil
 }
 
@@ -503,7 +486,7 @@ func (s *shardWriter[T]) write(r *T) error {
 	s.buf = append(s.buf, *r)
 	n := s.size(r)
 	s.bufBytes += n
-	if len(s.buf) >= 512 || s.bufBytes >= min(8<<20, s.groupLimit()) {
+	if len(s.buf) >= 512 || s.bufBytes >= min(8<<20, groupLimit(s.shardBytes)) {
 		return s.drain()
 	}
 	return nil
@@ -521,7 +504,7 @@ func (s *shardWriter[T]) drain() error {
 		clear(s.buf)
 		s.buf, s.bufBytes = s.buf[:0], 0
 	}
-	if s.grpBytes < s.groupLimit() {
+	if s.grpBytes < groupLimit(s.shardBytes) {
 		return nil
 	}
 	if err := s.w.Flush(); err != nil {
@@ -537,8 +520,8 @@ func (s *shardWriter[T]) drain() error {
 }
 
 // groupLimit is the size of a row group: rowGroupBytes, or less so that a shard holds a few.
-func (s *shardWriter[T]) groupLimit() int64 {
-	return max(min(rowGroupBytes, s.shardBytes/4), 1)
+func groupLimit(shardBytes int64) int64 {
+	return max(min(rowGroupBytes, shardBytes/4), 1)
 }
 
 func (s *shardWriter[T]) closeShard() error {

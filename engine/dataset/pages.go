@@ -166,10 +166,11 @@ type pageChunk struct {
 	bytes                       []byte
 }
 
+var errDamagedPages = errors.New("damaged stored pages")
+
 // parsePages reads one encoding of stored pages at the start of b (stored pages are one or
 // more, one after the other) and returns the rest of b; the chunks' bytes point into b.
 func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, rest []byte, _ error) {
-	bad := errors.New("damaged step pages")
 	next := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
@@ -182,7 +183,7 @@ func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, rest []by
 	nrows, ok2 := next()
 	ncols, ok3 := next()
 	if !ok1 || !ok2 || !ok3 || layout != PagesLayout || ncols > 1024 {
-		return 0, out, nil, bad
+		return 0, out, nil, errDamagedPages
 	}
 	out = out[:0]
 	for range ncols {
@@ -192,7 +193,7 @@ func parsePages(b []byte, out []pageChunk) (rows int64, _ []pageChunk, rest []by
 		unc, ok3 := next()
 		n, ok4 := next()
 		if !ok0 || !ok1 || !ok2 || !ok3 || !ok4 || n > uint64(len(b)) || nulls > vals || cdc > 64 {
-			return 0, out, nil, bad
+			return 0, out, nil, errDamagedPages
 		}
 		out = append(out, pageChunk{format.CompressionCodec(cdc), int64(vals), int64(nulls), int64(unc), b[:n]})
 		b = b[n:]
@@ -249,9 +250,6 @@ type pageShards struct {
 	values, nulls    []int64
 	uncomp           []int64
 	grpRows, grpSize int64
-	held             [][]byte // stored pages whose bytes the gathered chunks point into
-	added            int64    // the rows of the last pages added
-	codecs           []format.CompressionCodec
 	parsed           []pageChunk
 }
 
@@ -276,52 +274,46 @@ func (p *pageShards) write(b []byte) error {
 }
 
 // add gathers stored pages (one or more encodings; kept, not copied, until their row group
-// is written).
-func (p *pageShards) add(pages []byte) error {
+// is written) and returns their rows.
+func (p *pageShards) add(pages []byte) (int64, error) {
 	if len(pages) == 0 {
-		return errors.New("no pages")
+		return 0, errors.New("no pages")
 	}
-	p.added = 0
+	var added int64
 	for len(pages) > 0 {
-		rest, err := p.add1(pages)
+		rows, rest, err := p.add1(pages)
 		if err != nil {
-			return err
+			return added, err
 		}
-		pages = rest
+		added, pages = added+rows, rest
 	}
-	return nil
+	return added, nil
 }
 
-func (p *pageShards) add1(pages []byte) ([]byte, error) {
+func (p *pageShards) add1(pages []byte) (int64, []byte, error) {
 	tmpl, err := p.tmpl()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	rows, chunks, rest, err := parsePages(pages, p.parsed)
 	p.parsed = chunks
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	ncols := len(tmpl.RowGroups[0].Columns)
 	if len(chunks) != ncols {
-		return nil, fmt.Errorf("pages of %d columns, the config has %d", len(chunks), ncols)
+		return 0, nil, fmt.Errorf("pages of %d columns, the config has %d", len(chunks), ncols)
 	}
 	if p.chunks == nil {
 		p.chunks = make([][][]byte, ncols)
 		p.values, p.nulls, p.uncomp = make([]int64, ncols), make([]int64, ncols), make([]int64, ncols)
-		p.codecs = make([]format.CompressionCodec, ncols)
 	}
-	// a column chunk has one codec: pages of another start a row group
+	// every file's column has the template's codec (parquet-go fails on a file whose row
+	// groups use two for a column)
 	for i, c := range chunks {
-		if p.grpRows > 0 && c.codec != p.codecs[i] {
-			if err := p.flushGroup(); err != nil {
-				return nil, err
-			}
-			break
+		if want := tmpl.RowGroups[0].Columns[i].MetaData.Codec; c.codec != want {
+			return 0, nil, fmt.Errorf("pages of column %v in %v, the config's are %v", tmpl.RowGroups[0].Columns[i].MetaData.PathInSchema, c.codec, want)
 		}
-	}
-	for i, c := range chunks {
-		p.codecs[i] = c.codec
 	}
 	for i, c := range chunks {
 		p.chunks[i] = append(p.chunks[i], c.bytes)
@@ -330,13 +322,11 @@ func (p *pageShards) add1(pages []byte) ([]byte, error) {
 		p.uncomp[i] += c.uncompressed
 		p.grpSize += int64(len(c.bytes))
 	}
-	p.held = append(p.held, pages)
 	p.grpRows += rows
-	p.added += rows
 	if p.grpSize >= p.groupBytes {
-		return rest, p.flushGroup()
+		return rows, rest, p.flushGroup()
 	}
-	return rest, nil
+	return rows, rest, nil
 }
 
 // flushGroup writes the gathered row group, column after column, and starts the next shard
@@ -369,7 +359,7 @@ func (p *pageShards) flushGroup() error {
 		}
 		t := &cols[i].MetaData
 		rg.Columns[i] = format.ColumnChunk{FileOffset: start, MetaData: format.ColumnMetaData{
-			Type: t.Type, Encoding: t.Encoding, PathInSchema: t.PathInSchema, Codec: p.codecs[i],
+			Type: t.Type, Encoding: t.Encoding, PathInSchema: t.PathInSchema, Codec: t.Codec,
 			NumValues: p.values[i], TotalUncompressedSize: p.uncomp[i], TotalCompressedSize: n,
 			DataPageOffset: start, Statistics: format.Statistics{NullCount: p.nulls[i]},
 		}}
@@ -380,8 +370,6 @@ func (p *pageShards) flushGroup() error {
 	p.groups = append(p.groups, rg)
 	p.rows += p.grpRows
 	p.grpRows, p.grpSize = 0, 0
-	clear(p.held)
-	p.held = p.held[:0]
 	if p.offset >= p.shardBytes {
 		return p.closeShard()
 	}

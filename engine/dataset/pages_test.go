@@ -215,7 +215,7 @@ func TestStepPagesRefuseDamage(t *testing.T) {
 		"empty":        nil,
 	} {
 		p := &pageShards{tmpl: stepTemplate, dir: t.TempDir(), split: "train", shardBytes: 1 << 20, groupBytes: 1 << 20}
-		if err := p.add(bad); err == nil {
+		if _, err := p.add(bad); err == nil {
 			t.Fatalf("%s: accepted", name)
 		}
 	}

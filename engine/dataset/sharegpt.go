@@ -53,7 +53,6 @@ type ShareGPTExporter struct {
 	history  []string
 	Records  int64
 	Missing  int
-	ImageOut int64
 }
 
 type chatFile struct {
@@ -101,7 +100,6 @@ func (x *ShareGPTExporter) Step(split string, r *StepRow) error {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				return err
 			}
-			x.ImageOut += int64(len(b))
 			images = []string{rel}
 		}
 	}

@@ -95,7 +95,7 @@ func (x *Workspace) importFolder(dir string) *workspace.Task {
 	if dataset.CheckFolder(dir) == nil {
 		return x.runJob("Import "+filepath.Base(dir), func(ctx context.Context, report func(float64, string)) (string, error) {
 			return st.ImportDatasetFolder(ctx, dir, func(phase string, done int) {
-				if phase == "encoding for exports" { // blocks of episodes, after the rows
+				if phase == "encoding for exports" { // store.PhaseEncodingForExports: blocks, after the rows
 					report(-1, fmt.Sprintf("%s: %d blocks", phase, done))
 					return
 				}
