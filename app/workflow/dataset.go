@@ -64,7 +64,6 @@ func (w Workflows) ExportDatasetFolder(ctx context.Context, f episode.Filter, fo
 	return "", fmt.Errorf("unknown export format %q", format)
 }
 
-
 // ImportDatasetFolder reads an exported Parquet dataset folder back in one transaction and
 // says what it stored; progress hears the phase and the rows read.
 func (w Workflows) ImportDatasetFolder(ctx context.Context, dir string, progress func(phase string, done int)) (string, error) {

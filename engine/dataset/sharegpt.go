@@ -49,10 +49,10 @@ type ShareGPTExporter struct {
 	splits    map[string]*chatFile
 	buf       bytes.Buffer
 	// the episode whose steps are coming
-	episode  EpisodeRow
-	history  []string
-	Records  int64
-	Missing  int
+	episode EpisodeRow
+	history []string
+	Records int64
+	Missing int
 }
 
 type chatFile struct {
