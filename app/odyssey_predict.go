@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/agentdesk/agentdesk/app/workflow"
@@ -63,7 +62,6 @@ func odysseyPredict(fs *flag.FlagSet) runFunc {
 		ctx, stop := e.interruptible()
 		defer stop()
 		pl := newProgressLine(e.stderr)
-		var once sync.Once
 		opts := workflow.PredictOptions{Split: *split, Level: *level, HisLen: *hisLen, Out: args[0], Client: cfg,
 			Progress: func(p predict.Progress) {
 				line := fmt.Sprintf("%d in flight, %d/%d done, %d errors, %d+%d tokens, %s mean latency",
@@ -72,12 +70,10 @@ func odysseyPredict(fs *flag.FlagSet) runFunc {
 				pl.show(p.Done+p.Errors == p.Total, "%s", line)
 				st.SetProgress(line)
 			},
-			Started: func(resumed, total int) {
-				once.Do(func() {
-					if resumed > 0 {
-						fmt.Fprintf(e.stderr, "resuming: %d of %d records answered before\n", resumed, total)
-					}
-				})
+			Started: func(resumed, total int) { // called once, before the first request
+				if resumed > 0 {
+					fmt.Fprintf(e.stderr, "resuming: %d of %d records answered before\n", resumed, total)
+				}
 			}}
 		res, err := workflow.Predict(ctx, st, opts)
 		pl.done()

@@ -116,7 +116,10 @@ func Predict(ctx context.Context, st *store.Store, o PredictOptions) (PredictOut
 		o.Started(out.Resumed, out.Total)
 	}
 
-	// One writer stores what the workers get, committing whatever has queued up at once.
+	// One writer stores what the workers get, committing whatever has queued up at once; a
+	// failed save stops the run (its answers could not be kept).
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
 	results := make(chan predict.Result, 256)
 	var mu sync.Mutex
 	var saveErr error
@@ -159,6 +162,7 @@ func Predict(ctx context.Context, st *store.Store, o PredictOptions) (PredictOut
 			mu.Lock()
 			if err != nil && saveErr == nil {
 				saveErr = err
+				stopRun()
 			}
 			if err == nil {
 				for _, a := range as {
@@ -182,7 +186,7 @@ func Predict(ctx context.Context, st *store.Store, o PredictOptions) (PredictOut
 		},
 		Progress: o.Progress}
 	start := time.Now()
-	runErr := r.Do(ctx)
+	runErr := r.Do(runCtx)
 	close(results)
 	<-saved
 	out.Duration = time.Since(start)

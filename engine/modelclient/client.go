@@ -261,9 +261,6 @@ func (c *Client) Config() Config { return c.cfg }
 // Endpoint is the URL the client posts to.
 func (c *Client) Endpoint() string { return c.endpoint }
 
-// HasKey tells whether requests carry an Authorization header.
-func (c *Client) HasKey() bool { return c.key != "" }
-
 // Stats returns the running totals.
 func (c *Client) Stats() Stats {
 	return Stats{

@@ -56,11 +56,6 @@ func ImageBase64(mime string, data []byte) Part {
 // ImageURL is an image part given by URL (a data: URL or one the server can fetch).
 func ImageURL(url string) Part { return Part{URL: url} }
 
-// DataURL is the data URL an image part is sent as.
-func DataURL(mime string, data []byte) string {
-	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
-}
-
 // Message is one chat message. A message of a single text part is sent with content as a
 // string (the form every engine accepts); any other is sent as an array of parts.
 type Message struct {

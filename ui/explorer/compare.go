@@ -180,7 +180,6 @@ func (s *explorerScoring) compareDialog() {
 		s.compare(s.runs[ia], s.runs[ib], out)
 	})
 	cmp.Importance = widget.HighImportance
-	s.compareB = cmp
 	top := container.NewVBox(container.NewBorder(nil, nil, widget.NewLabel("Run A"), nil, a),
 		container.NewBorder(nil, nil, widget.NewLabel("Run B"), nil, b), container.NewHBox(cmp))
 	d = dialog.NewCustom("Compare two runs", "Close", container.NewBorder(top, nil, nil, nil, container.NewScroll(out)), w)

@@ -181,9 +181,9 @@ func (s *explorerScoring) runModel(cfg modelclient.Config, split, level string, 
 			s.setOutcome("The model run did not finish: "+err.Error(), widget.DangerImportance)
 			return
 		}
+		s.setPath(out) // first: it picks a split from the file's name, the run's own wins
 		s.split.SetSelected(split)
 		s.level.SetSelected(level)
-		s.setPath(out)
 		s.lenientOnAbort = true
 		s.score()
 	})

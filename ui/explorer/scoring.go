@@ -87,10 +87,9 @@ type explorerScoring struct {
 
 	// Run a model… and Compare (modelrun.go, compare.go)
 	modelB     *widget.Button
-	compareB2  *widget.Button
+	compareB   *widget.Button
 	lastForm   *modelForm
 	modelRunB  *widget.Button
-	compareB   *widget.Button
 	compareOut *widget.Label
 	comparison *comparison
 	// lenientOnAbort: the next score() falls back to lenient mode where the official one aborts
@@ -122,7 +121,7 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 	s.openRunB = widget.NewButtonWithIcon("Open", theme.FolderOpenIcon(), func() { s.openRun() })
 	s.delRunB = widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), s.deleteRunDialog)
 	s.modelB = widget.NewButtonWithIcon("Run a model…", theme.MediaPlayIcon(), s.modelDialog)
-	s.compareB2 = widget.NewButtonWithIcon("Compare…", theme.ViewRestoreIcon(), s.compareDialog)
+	s.compareB = widget.NewButtonWithIcon("Compare…", theme.ViewRestoreIcon(), s.compareDialog)
 	s.refreshRunButtons()
 	var labels []string
 	for _, m := range scoringModes {
@@ -223,7 +222,7 @@ func newExplorerScoring(x *Workspace) *explorerScoring {
 		container.NewHBox(layout.NewSpacer(), s.modelB, s.scoreB), s.outcome,
 		widget.NewSeparator(),
 		container.NewBorder(nil, nil, widget.NewLabel("Saved runs"), nil, s.runSel),
-		container.NewHBox(layout.NewSpacer(), s.compareB2, s.openRunB, s.delRunB))
+		container.NewHBox(layout.NewSpacer(), s.compareB, s.openRunB, s.delRunB))
 	// room on the right for the scroll bar and the splitter: the buttons touched the handle
 	pad := theme.Padding()
 	left := container.NewVScroll(container.New(layout.NewCustomPaddedLayout(0, 0, 0, 3*pad), controls))

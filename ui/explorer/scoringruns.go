@@ -77,11 +77,11 @@ func (s *explorerScoring) selectedRun() (odyssey.SavedRun, bool) {
 }
 
 func (s *explorerScoring) refreshRunButtons() {
-	if s.compareB2 != nil {
+	if s.compareB != nil {
 		if len(s.runs) >= 2 {
-			s.compareB2.Enable()
+			s.compareB.Enable()
 		} else {
-			s.compareB2.Disable()
+			s.compareB.Disable()
 		}
 	}
 	if _, ok := s.selectedRun(); ok {

@@ -148,8 +148,9 @@ func Messages(question string, history []string, hisLen int, read Parts) ([]mode
 	return []modelclient.Message{modelclient.System(SystemPrompt), {Role: modelclient.RoleUser, Parts: parts}}, nil
 }
 
+// mimeOf names a screenshot's type by its name's extension, else by its bytes.
 func mimeOf(ref string, data []byte) string {
-	switch strings.ToLower(path.Ext(strings.TrimSuffix(ref, "!"))) {
+	switch strings.ToLower(path.Ext(ref)) { // a file, or a zip member ("ARCHIVE!MEMBER")
 	case ".png":
 		return "image/png"
 	case ".jpg", ".jpeg":
