@@ -843,15 +843,21 @@ func (s *Store) EvalSignInModel(ctx context.Context, projectID int64, name, mode
 		return ev.ParticipantSummary{}, fmt.Errorf("sign in a model: give its participant name and model")
 	}
 	var id int64
-	var kind string
+	var kind, had string
 	err := s.Update(ctx, func(tx *Tx) error {
 		err := tx.tx.QueryRowContext(ctx, `INSERT INTO eval_participants (project_id, name, kind, model, model_url) VALUES (?, ?, 'model', ?, ?)
 			ON CONFLICT (project_id, name) DO UPDATE SET model_url = CASE kind WHEN 'model' THEN excluded.model_url ELSE model_url END
-			RETURNING id, kind`, projectID, name, model, url).Scan(&id, &kind)
-		if err == nil && kind != "model" {
+			RETURNING id, kind, model`, projectID, name, model, url).Scan(&id, &kind, &had)
+		switch {
+		case err != nil:
+			return err
+		case kind != "model":
 			return fmt.Errorf("%q is a person's participant id; a model annotator needs its own", name)
+		case had != model:
+			// its answers are filed under its model: another model's would be credited to it
+			return fmt.Errorf("%q annotated as model %q; model %q needs its own participant id", name, had, model)
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return ev.ParticipantSummary{}, fmt.Errorf("%s: sign in model %q: %w", s.Path(), name, err)

@@ -109,6 +109,14 @@ func TestModelPassesScreeningAndAnnotates(t *testing.T) {
 	if _, err := f.st.EvalSignIn(context.Background(), f.proj.ID, "model:fake-1"); !errors.Is(err, store.ErrModelParticipant) {
 		t.Errorf("a person signed in as the model: %v", err)
 	}
+	// nor another model: its answers would be filed under fake-1
+	if _, err := f.st.EvalSignInModel(context.Background(), f.proj.ID, "model:fake-1", "fake-2", srv.URL); err == nil ||
+		!strings.Contains(err.Error(), "needs its own participant id") {
+		t.Errorf("another model signed in as model:fake-1: %v", err)
+	}
+	if again, err := f.st.EvalSignInModel(context.Background(), f.proj.ID, "model:fake-1", "fake-1", srv.URL); err != nil || again.ID != who.ID {
+		t.Errorf("the same model signing in again: %+v, %v", again, err)
+	}
 }
 
 // A model that answers the training wrongly fails the screening and is blocked like a person:

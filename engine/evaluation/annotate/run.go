@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -290,6 +289,28 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 		return Result{}, err
 	}
 	who := s.Participant()
+	// the screening outcome as the store works it out (its screening unit's status), read
+	// again after each message and training screen: a refusal's wording cannot tell a failed
+	// screening from a block for wrong golds
+	screening := func() {
+		ps, err := st.EvalParticipants(context.WithoutCancel(ctx), p.ID)
+		if err != nil {
+			return // the outcome stays as last read
+		}
+		for _, x := range ps {
+			if x.ID != who.ID {
+				continue
+			}
+			outcome := "" // none yet, or still open
+			if x.Screening == "passed" || x.Screening == "failed" {
+				outcome = x.Screening
+			}
+			r.mu.Lock()
+			r.prog.Screening = outcome
+			r.mu.Unlock()
+		}
+	}
+	screening()
 	var h *ahead
 	var hUnit int64
 	defer func() {
@@ -320,11 +341,7 @@ loop:
 		}
 		switch v.Screen {
 		case session.ScreenMessage:
-			if strings.HasPrefix(v.Text, "Better luck") || v.Refusal == ev.RefuseNotEligible {
-				r.mu.Lock()
-				r.prog.Screening = "failed"
-				r.mu.Unlock()
-			}
+			screening()
 			if !v.More {
 				return Result{Progress: r.report(), Refusal: v.Refusal, Message: v.Text}, nil
 			}
@@ -335,11 +352,7 @@ loop:
 				return Result{Progress: r.report()}, err
 			}
 		case session.ScreenTraining:
-			if v.Title == "Congratulations!" {
-				r.mu.Lock()
-				r.prog.Screening = "passed"
-				r.mu.Unlock()
-			}
+			screening()
 			if err := s.Next(ctx); err != nil {
 				return Result{Progress: r.report()}, err
 			}
