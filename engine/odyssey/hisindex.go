@@ -57,11 +57,12 @@ func (x *HistoryIndex) AddReader(file string, r io.Reader, field string) error {
 		if err := dec.Decode(&rec); err != nil {
 			return fmt.Errorf("%s: record %d: %w", file, i, err)
 		}
-		var img, hist string
-		if err := json.Unmarshal(rec["image"], &img); err != nil || rec["image"] == nil {
+		img, ok := stringField(rec["image"])
+		if !ok {
 			return fmt.Errorf("%s: record %d: no \"image\" text", file, i)
 		}
-		if err := json.Unmarshal(rec[field], &hist); err != nil || rec[field] == nil {
+		hist, ok := stringField(rec[field])
+		if !ok {
 			return fmt.Errorf("%s: record %d: no %q text", file, i, field)
 		}
 		h, err := ParsePyStrList(hist)
@@ -98,13 +99,23 @@ func (x *HistoryIndex) interned(s string) string {
 	return s
 }
 
+// stringField reads a record's field that must be a JSON string (absent, null or any other
+// value says !ok: Python would write "null" where Go's decoding of null keeps "").
+func stringField(raw json.RawMessage) (string, bool) {
+	var v string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	return v, true
+}
+
 // Add records an image's history; file names where it came from, for errors. history is kept,
 // not copied.
 func (x *HistoryIndex) Add(img string, history []string, file string) error {
 	if prev, ok := x.history[img]; ok {
 		if !slices.Equal(prev, history) {
-			return fmt.Errorf("image %s has %d earlier screenshots here but %d in %s (the original's assertion fails)",
-				img, len(history), len(prev), x.from[img])
+			return fmt.Errorf("image %s has other earlier screenshots here (%d) than in %s (%d): the original's assertion fails",
+				img, len(history), x.from[img], len(prev))
 		}
 		return nil
 	}

@@ -161,7 +161,8 @@ func TestHistoryIndex(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "other.json: record 0") || !strings.Contains(err.Error(), "train.json") {
 		t.Errorf("conflict: %v", err)
 	}
-	for _, bad := range []string{`{}`, `[{"history":"[]"}]`, `[{"image":"a"}]`, `[{"image":"a","history":"['x'"}]`} {
+	for _, bad := range []string{`{}`, `[{"history":"[]"}]`, `[{"image":"a"}]`, `[{"image":"a","history":"['x'"}]`,
+		`[{"image":null,"history":"[]"}]`, `[{"image":"a","history":null}]`, `[{"image":7,"history":"[]"}]`} {
 		if err := NewHistoryIndex().AddFile("bad.json", []byte(bad), HistoryFieldTrain); err == nil || !strings.HasPrefix(err.Error(), "bad.json") {
 			t.Errorf("%s: %v", bad, err)
 		}
