@@ -191,24 +191,32 @@ type Client struct {
 	latMax    atomic.Int64
 }
 
+// Validate checks what New checks before it reads the key: the URL, the model's name, the
+// temperature and the token bound. A form checks its fields with it on the UI goroutine and
+// leaves the key (a keyring may ask to be unlocked) to New, off it.
+func (cfg Config) Validate() error {
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	switch {
+	case base == "":
+		return errors.New("model client: no base URL")
+	case !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://"):
+		return fmt.Errorf("model client: base URL %q is not http(s)", cfg.BaseURL)
+	case strings.TrimSpace(cfg.Model) == "":
+		return errors.New("model client: no model name")
+	case cfg.Temperature < 0 || cfg.Temperature > 2:
+		return fmt.Errorf("model client: temperature %g is outside 0..2", cfg.Temperature)
+	case cfg.MaxTokens < 0:
+		return fmt.Errorf("model client: max tokens %d is negative", cfg.MaxTokens)
+	}
+	return nil
+}
+
 // New checks the configuration, reads the key from its source and makes a client.
 func New(cfg Config) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	if base == "" {
-		return nil, errors.New("model client: no base URL")
-	}
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("model client: base URL %q is not http(s)", cfg.BaseURL)
-	}
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, errors.New("model client: no model name")
-	}
-	if cfg.Temperature < 0 || cfg.Temperature > 2 {
-		return nil, fmt.Errorf("model client: temperature %g is outside 0..2", cfg.Temperature)
-	}
-	if cfg.MaxTokens < 0 {
-		return nil, fmt.Errorf("model client: max tokens %d is negative", cfg.MaxTokens)
-	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}

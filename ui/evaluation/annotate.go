@@ -137,9 +137,9 @@ func (m *modelRun) start() error {
 		return errors.New("this store cannot hold a model's answers")
 	}
 	const conc = 4
-	client, err := modelclient.New(modelclient.Config{BaseURL: url, Model: model, MaxTokens: 1024, Concurrency: conc, Timeout: 2 * time.Minute,
-		Key: m.keySource()})
-	if err != nil {
+	cfg := modelclient.Config{BaseURL: url, Model: model, MaxTokens: 1024, Concurrency: conc, Timeout: 2 * time.Minute,
+		Key: m.keySource()}
+	if err := cfg.Validate(); err != nil { // the key is read in the run, off the UI goroutine
 		return err
 	}
 	m.btn.Disable()
@@ -148,6 +148,10 @@ func (m *modelRun) start() error {
 	m.status.SetText("Starting " + model + "…")
 	sp := m.d.op.sp
 	m.task = workspace.Start(m.d.ws.host, nil, func(ctx context.Context) (annotate.Result, error) {
+		client, err := modelclient.New(cfg)
+		if err != nil {
+			return annotate.Result{}, err
+		}
 		return annotate.Run(ctx, st, sp, client, annotate.Options{Model: model, URL: client.Endpoint(), Units: units, Ahead: conc,
 			Progress: func(p annotate.Progress) {
 				text := progressText(p)

@@ -109,7 +109,8 @@ func (f *modelForm) config() (modelclient.Config, int, error) {
 	}
 	cfg := modelclient.Config{BaseURL: strings.TrimSpace(f.url.Text), Model: strings.TrimSpace(f.model.Text),
 		MaxTokens: predict.DefaultMaxTokens, Timeout: 2 * time.Minute, Concurrency: conc, Key: key}
-	if _, err := modelclient.New(cfg); err != nil { // the URL, the model name, the key
+	// the URL and the model name; the key is read by the run, off the UI goroutine
+	if err := cfg.Validate(); err != nil {
 		return modelclient.Config{}, 0, err
 	}
 	return cfg, his, nil
