@@ -329,6 +329,9 @@ func (s *Shell) Window() fyne.Window { return s.win }
 // Go implements workspace.Host.
 func (s *Shell) Go(f func()) { s.deps.Run(f) }
 
+// Do implements workspace.Host.
+func (s *Shell) Do(f func()) { fyne.Do(f) }
+
 // OpenFile implements workspace.Host: path opens in the first workspace that takes it, which is
 // shown first.
 func (s *Shell) OpenFile(path string, at int) error {

@@ -113,11 +113,6 @@ func (m *modelRun) showForm() {
 	m.form.Show()
 }
 
-// uiDo runs a run's progress on the UI goroutine. Tests that run the model on a goroutine of
-// its own replace it: the test driver's fyne.Do runs f on the calling goroutine, where it would
-// race with the test's own taps.
-var uiDo = fyne.Do
-
 // start runs the model with the form's values.
 func (m *modelRun) start() error {
 	url, model := strings.TrimSpace(m.url.Text), strings.TrimSpace(m.model.Text)
@@ -155,7 +150,7 @@ func (m *modelRun) start() error {
 		return annotate.Run(ctx, st, sp, client, annotate.Options{Model: model, URL: client.Endpoint(), Units: units, Ahead: conc,
 			Progress: func(p annotate.Progress) {
 				text := progressText(p)
-				uiDo(func() { m.status.SetText(text) })
+				m.d.ws.host.Do(func() { m.status.SetText(text) })
 			}})
 	}, func(res annotate.Result, err error) {
 		m.bar.Stop()

@@ -134,13 +134,12 @@ func TestAnnotateWithAModelCancel(t *testing.T) {
 		done chan struct{}
 	}
 	progress := make(chan shown)
-	oldDo := uiDo
-	uiDo = func(f func()) {
+	host.UI = func(f func()) {
 		s := shown{f, make(chan struct{})}
 		progress <- s
 		<-s.done
 	}
-	t.Cleanup(func() { uiDo = oldDo })
+	t.Cleanup(func() { host.UI = nil })
 	w.dash.model.onDone = func(res annotate.Result, err error) { done <- res }
 	fillModelForm(t, w, win, srv.URL, "")
 	for waiting := true; waiting; {
@@ -167,7 +166,7 @@ func TestAnnotateWithAModelCancel(t *testing.T) {
 		}
 	}
 	background.Wait() // the statistics the run's end started are shown
-	uiDo = oldDo
+	host.UI = nil
 	if !strings.Contains(w.dash.model.status.Text, "Cancelled. Kept:") || res.Units >= 7 {
 		t.Fatalf("status %q, %+v", w.dash.model.status.Text, res)
 	}

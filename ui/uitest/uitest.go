@@ -8,6 +8,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -155,6 +156,11 @@ type Host struct {
 	Win fyne.Window
 	// Run, when set, replaces running work at once (a test that queues work to run it later).
 	Run func(f func())
+	// UI, when set, replaces Do (a test that shows a run's reports on its own goroutine).
+	UI func(f func())
+	// doing serializes Do: the test driver's fyne.Do runs f on the calling goroutine, so the
+	// reports of a run's several workers would otherwise update widgets at once.
+	doing sync.Mutex
 	// Shown and Opened record Show and OpenFile calls; OnOpen, when set, answers OpenFile.
 	Shown    []string
 	Opened   []string
@@ -173,6 +179,17 @@ func NewHost(t testing.TB, width, height float32) *Host {
 }
 
 func (h *Host) Window() fyne.Window { return h.Win }
+
+// Do runs f with UI when it is set, else with fyne.Do, one call at a time.
+func (h *Host) Do(f func()) {
+	if h.UI != nil {
+		h.UI(f)
+		return
+	}
+	h.doing.Lock()
+	defer h.doing.Unlock()
+	fyne.Do(f)
+}
 func (h *Host) Go(f func()) {
 	if h.Run != nil {
 		h.Run(f)

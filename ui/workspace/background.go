@@ -116,16 +116,10 @@ func StartWithProgress[T any](h Host, title string, work func(ctx context.Contex
 		dlg.Show()
 	}
 	var pending atomic.Pointer[[2]any]
-	// doing keeps reports from several goroutines (a run's workers) from updating the widgets
-	// at once where fyne.Do runs its function on the calling goroutine (the test driver); in
-	// the app fyne.Do only queues, so the lock is held for no time.
-	var doing sync.Mutex
 	report := func(frac float64, text string) {
-		// the latest report wins; one fyne.Do at a time carries it
+		// the latest report wins; one h.Do at a time carries it
 		if pending.Swap(&[2]any{frac, text}) == nil {
-			doing.Lock()
-			defer doing.Unlock()
-			fyne.Do(func() {
+			h.Do(func() {
 				p := pending.Swap(nil)
 				if p == nil {
 					return

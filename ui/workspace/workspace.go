@@ -67,6 +67,9 @@ type Host interface {
 	// Go runs f off the UI goroutine; tests run it at once. Prefer Start, which applies the
 	// result on the UI goroutine.
 	Go(f func())
+	// Do runs f on the UI goroutine, from any goroutine (fyne.Do in the app); for work's
+	// reports while it runs.
+	Do(f func())
 	// Show shows the screen with this id; false when there is none.
 	Show(id string) bool
 	// OpenFile opens path in the workspace that opens it (see Opener), showing that workspace.
