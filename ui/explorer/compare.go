@@ -194,8 +194,8 @@ func (s *explorerScoring) compare(a, b odyssey.SavedRun, out *widget.Label) {
 	var c comparison
 	var err error
 	out.SetText("Opening both runs…")
-	workspace.Run(s.x.host, nil, func(context.Context) {
-		ctx := context.Background()
+	// a second Compare cancels the first, whose result is dropped
+	workspace.Run(s.x.host, &s.comparing, func(ctx context.Context) {
 		resA, gA, fA, runA, e := st.OpenSavedRun(ctx, a.ID)
 		if e != nil {
 			err = e

@@ -92,6 +92,7 @@ type explorerScoring struct {
 	modelRunB  *widget.Button
 	compareOut *widget.Label
 	comparison *comparison
+	comparing  workspace.Latest // the comparison being opened
 	// lenientOnAbort: the next score() falls back to lenient mode where the official one aborts
 	lenientOnAbort bool
 }
