@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/agentdesk/agentdesk/engine/atomicfile"
+	"github.com/agentdesk/agentdesk/engine/episode"
+	"github.com/agentdesk/agentdesk/engine/odyssey"
 )
 
 // Training chats in the multimodal ShareGPT layout LLaMA-Factory reads: one JSON array per
@@ -48,6 +50,7 @@ type ShareGPTExporter struct {
 	noImages  bool
 	splits    map[string]*chatFile
 	buf       bytes.Buffer
+	enc       *json.Encoder // writes into buf
 	// the episode whose steps are coming
 	episode EpisodeRow
 	history []string
@@ -145,9 +148,11 @@ func (x *ShareGPTExporter) write(split string, rec *ShareGPTRecord) error {
 		cf.w.WriteString("[\n")
 	}
 	x.buf.Reset()
-	enc := json.NewEncoder(&x.buf)
-	enc.SetEscapeHTML(false) // "<image>" as it is
-	if err := enc.Encode(rec); err != nil {
+	if x.enc == nil {
+		x.enc = json.NewEncoder(&x.buf)
+		x.enc.SetEscapeHTML(false) // "<image>" as it is
+	}
+	if err := x.enc.Encode(rec); err != nil {
 		return err
 	}
 	if cf.count > 0 {
@@ -162,12 +167,11 @@ func (x *ShareGPTExporter) write(split string, rec *ShareGPTRecord) error {
 // shareGPTAction is a step's action as the answer of its chat: GUI Odyssey's command (kept in
 // the step's extra as gt_command), else the source's own text.
 func shareGPTAction(r *StepRow) string {
-	if r.Source == "odyssey" && strings.Contains(r.Extra, `"gt_command"`) {
-		var e struct {
-			GT string `json:"gt_command"`
-		}
-		if json.Unmarshal([]byte(r.Extra), &e) == nil && e.GT != "" {
-			return e.GT
+	if r.Source == episode.SourceOdyssey && strings.Contains(r.Extra, `"`+odyssey.ExtraGTCommand+`"`) {
+		var e map[string]json.RawMessage
+		var gt string
+		if json.Unmarshal([]byte(r.Extra), &e) == nil && json.Unmarshal(e[odyssey.ExtraGTCommand], &gt) == nil && gt != "" {
+			return gt
 		}
 	}
 	if r.Action != "" {
