@@ -59,7 +59,7 @@ func newModelForm(s *explorerScoring) *modelForm {
 	f.url.SetPlaceHolder("http://localhost:8000/v1")
 	f.model.SetPlaceHolder("the server's model name")
 	f.account.SetText("default")
-	f.conc.SetText("8")
+	f.conc.SetText(strconv.Itoa(predict.DefaultConcurrency))
 	f.hisLen.SetText(strconv.Itoa(predict.DefaultHisLen))
 	f.key = widget.NewSelect([]string{keyNone, keyEnv, keyKeyring}, func(k string) {
 		if k == keyKeyring {
@@ -108,7 +108,7 @@ func (f *modelForm) config() (modelclient.Config, int, error) {
 		key = modelclient.KeySource{Env: []string{}, Keyring: keyringFor, Account: strings.TrimSpace(f.account.Text), Required: true}
 	}
 	cfg := modelclient.Config{BaseURL: strings.TrimSpace(f.url.Text), Model: strings.TrimSpace(f.model.Text),
-		MaxTokens: predict.DefaultMaxTokens, Timeout: 2 * time.Minute, Concurrency: conc, Key: key}
+		MaxTokens: predict.DefaultMaxTokens, Timeout: predict.DefaultTimeout, Concurrency: conc, Key: key}
 	// the URL and the model name; the key is read by the run, off the UI goroutine
 	if err := cfg.Validate(); err != nil {
 		return modelclient.Config{}, 0, err

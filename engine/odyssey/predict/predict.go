@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentdesk/agentdesk/engine/modelclient"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
@@ -38,6 +39,13 @@ const DefaultHisLen = 4
 
 // DefaultMaxTokens is the original's max_new_tokens.
 const DefaultMaxTokens = 30
+
+// DefaultConcurrency and DefaultTimeout are a run's requests in flight and one request's
+// limit, for the command and the Explorer's form alike.
+const (
+	DefaultConcurrency = 8
+	DefaultTimeout     = 2 * time.Minute
+)
 
 // lastN is the last n of s as Python's s[-n:] gives it: n 0 (or less) gives all of s.
 func lastN[T any](s []T, n int) []T {
