@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // Levels of the official test records: the episode's instruction, or the step's instruction.
@@ -86,19 +85,7 @@ func TestRecords(split, level string, episodes []*Annotation, imagePath func(nam
 // HistoryLength ground-truth actions (teacher forcing) and the instruction to answer with a
 // command. "image-history: PATH" is expanded by the model code into the previous screenshots.
 func (r *TestRecord) Prompt() string {
-	var b strings.Builder
-	b.WriteString("Picture 1: <img>" + r.Image + "</img>\nI'm looking for guidance on how to " + r.Question)
-	if len(r.History) > 0 {
-		b.WriteString("\nPrevious screenshots: <img>image-history: " + r.Image + "</img>\nPrevious Actions: ")
-		h := r.History[max(0, len(r.History)-HistoryLength):]
-		for i, a := range h {
-			b.WriteString(strconv.Itoa(i+1) + ". " + a + "\n")
-		}
-	} else {
-		b.WriteString("\nPrevious screenshots: None\nPrevious Actions: None")
-	}
-	b.WriteString("\nProvide the command-style action directly.")
-	return b.String()
+	return chatQuestion(r.Image, r.Question, r.History, HistoryLength) + chatAskAction
 }
 
 // Sample is the record as a scoring sample with the given prediction.

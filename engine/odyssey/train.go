@@ -22,8 +22,9 @@ const (
 	ChatSemantic = "semantic"
 )
 
-// DefaultHisLen is the converter's default --his_len: how many previous actions a prompt lists.
-const DefaultHisLen = 4
+// DefaultHisLen is the converter's default --his_len: how many previous actions a prompt lists
+// (the official test prompt's HistoryLength).
+const DefaultHisLen = HistoryLength
 
 // ChatTurn is one turn of a training chat. Value is a string, except that the semantic chats
 // copy a step's description, intention and context as the annotation has them (null stays null).
