@@ -311,7 +311,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			c.errs.Add(1)
 			return Response{}, err
 		}
-		resp, status, retryAfter, lat, err := c.attempt(ctx, body)
+		resp, status, lat, err := c.attempt(ctx, body)
 		att := Attempt{Try: try, Status: status, Latency: lat, Usage: resp.Usage, Err: err}
 		var me *MalformedError
 		if err == nil || errors.As(err, &me) && me.Reason == reasonEmpty {
@@ -345,6 +345,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 				return Response{}, fmt.Errorf("after %d tries: %w", try, err)
 			}
 			return Response{}, err
+		}
+		retryAfter := time.Duration(-1) // the server's, from its status error
+		var se *StatusError
+		if errors.As(err, &se) {
+			retryAfter = se.RetryAfter
 		}
 		att.Wait = c.wait(try, retryAfter)
 		c.report(req, att)
@@ -444,12 +449,11 @@ func (b *bodyReader) Close() error {
 	return nil
 }
 
-func (c *Client) attempt(ctx context.Context, body []byte) (resp Response, status int, retryAfter time.Duration, lat time.Duration, err error) {
-	retryAfter = -1
+func (c *Client) attempt(ctx context.Context, body []byte) (resp Response, status int, lat time.Duration, err error) {
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
-		return resp, 0, -1, 0, ctx.Err()
+		return resp, 0, 0, ctx.Err()
 	}
 	c.inFlight.Add(1)
 	defer func() {
@@ -464,7 +468,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) (resp Response, statu
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, br)
 	if err != nil {
 		br.Close()
-		return resp, 0, -1, 0, err
+		return resp, 0, 0, err
 	}
 	hreq.ContentLength = int64(len(body))
 	hreq.Header.Set("Content-Type", "application/json")
@@ -478,32 +482,32 @@ func (c *Client) attempt(ctx context.Context, body []byte) (resp Response, statu
 	if err != nil {
 		br.Close() // Do closes it too; closing twice is harmless
 		if ctx.Err() != nil {
-			return resp, 0, -1, c.clock.Now().Sub(start), ctx.Err()
+			return resp, 0, c.clock.Now().Sub(start), ctx.Err()
 		}
-		return resp, 0, -1, c.clock.Now().Sub(start), c.scrub(fmt.Errorf("POST %s: %w", c.endpoint, unwrapURL(err)))
+		return resp, 0, c.clock.Now().Sub(start), c.scrub(fmt.Errorf("POST %s: %w", c.endpoint, unwrapURL(err)))
 	}
 	defer hresp.Body.Close()
 	data, rerr := io.ReadAll(io.LimitReader(hresp.Body, MaxResponseBytes+1))
 	lat = c.clock.Now().Sub(start)
 	status = hresp.StatusCode
 	if status != http.StatusOK {
-		return resp, status, ParseRetryAfter(hresp.Header.Get("Retry-After"), c.clock.Now()), lat,
+		return resp, status, lat,
 			&StatusError{Status: status, Body: c.snippet(data), RetryAfter: ParseRetryAfter(hresp.Header.Get("Retry-After"), c.clock.Now())}
 	}
 	if rerr != nil {
 		if ctx.Err() != nil {
-			return resp, status, -1, lat, ctx.Err()
+			return resp, status, lat, ctx.Err()
 		}
 		if actx.Err() != nil {
-			return resp, status, -1, lat, fmt.Errorf("POST %s: no whole answer within %s", c.endpoint, c.cfg.Timeout)
+			return resp, status, lat, fmt.Errorf("POST %s: no whole answer within %s", c.endpoint, c.cfg.Timeout)
 		}
-		return resp, status, -1, lat, &MalformedError{Reason: reasonCut, Body: c.scrub(rerr).Error()}
+		return resp, status, lat, &MalformedError{Reason: reasonCut, Body: c.scrub(rerr).Error()}
 	}
 	if len(data) > MaxResponseBytes {
-		return resp, status, -1, lat, &MalformedError{Reason: fmt.Sprintf("answer larger than %d bytes", MaxResponseBytes)}
+		return resp, status, lat, &MalformedError{Reason: fmt.Sprintf("answer larger than %d bytes", MaxResponseBytes)}
 	}
 	resp, err = c.decode(data)
-	return resp, status, -1, lat, err
+	return resp, status, lat, err
 }
 
 func unwrapURL(err error) error {
