@@ -85,14 +85,11 @@ type convertResult struct {
 
 func convertSplit(ctx context.Context, st *store.Store, out string, o convertOptions) (convertResult, error) {
 	var res convertResult
-	train, err := st.OdysseySplitPart(ctx, o.split, "train")
+	parts, err := st.OdysseyParts(ctx, o.split, "train", "test")
 	if err != nil {
 		return res, err
 	}
-	test, err := st.OdysseySplitPart(ctx, o.split, "test")
-	if err != nil {
-		return res, err
-	}
+	train, test := parts[0], parts[1]
 	name := train.Split
 	if strings.ContainsAny(name, `/\`) || name == ".." {
 		return res, fmt.Errorf("split %q cannot name a file in train_anno/ (the original names its files after the split)", name)

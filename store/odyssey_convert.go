@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/agentdesk/agentdesk/engine/episode"
 	"github.com/agentdesk/agentdesk/engine/odyssey"
 )
 
@@ -58,6 +59,16 @@ func (p *OdysseyPart) Zipped() int {
 // rules. Each annotation's File is the file the episode was imported from (when the store
 // knows it), so that errors about its steps name it.
 func (r reader) OdysseySplitPart(ctx context.Context, split, part string) (*OdysseyPart, error) {
+	parts, err := r.OdysseyParts(ctx, split, part)
+	if err != nil {
+		return nil, err
+	}
+	return parts[0], nil
+}
+
+// OdysseyParts is OdysseySplitPart for several parts of one split, which is found and read
+// once.
+func (r reader) OdysseyParts(ctx context.Context, split string, parts ...string) ([]*OdysseyPart, error) {
 	name, err := r.ResolveSplitName(ctx, split)
 	if err != nil {
 		return nil, err
@@ -66,12 +77,23 @@ func (r reader) OdysseySplitPart(ctx context.Context, split, part string) (*Odys
 	if err != nil {
 		return nil, err
 	}
+	out := make([]*OdysseyPart, len(parts))
+	for i, part := range parts {
+		if out[i], err = r.odysseyPart(ctx, name, sp.Parts[part], part); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// odysseyPart reads the episodes keys of part part of split name.
+func (r reader) odysseyPart(ctx context.Context, name string, keys []episode.Key, part string) (*OdysseyPart, error) {
 	ids := []string{}
-	for _, k := range sp.Parts[part] {
+	for _, k := range keys {
 		ids = append(ids, k.ExternalID)
 	}
 	out := &OdysseyPart{Split: name, Refs: map[string]string{}}
-	err = r.OdysseyRecords(ctx, ids, func(rec odyssey.Record) error {
+	err := r.OdysseyRecords(ctx, ids, func(rec odyssey.Record) error {
 		data, err := odyssey.EncodeAnnotation(rec, "")
 		if err != nil {
 			return err
