@@ -17,8 +17,8 @@ import (
 // in the Hugging Face layout) and back. --format names the layout so others can join.
 
 const (
-	formatParquet  = "parquet"
-	formatShareGPT = "sharegpt"
+	formatParquet  = dataset.FormatParquet
+	formatShareGPT = dataset.FormatShareGPT
 )
 
 // datasetSources maps the names --source takes to the store's sources ("evaluation" is the

@@ -11,8 +11,8 @@ import (
 
 // Dataset formats the Explorer's Export… offers beside the GUI Odyssey ones.
 const (
-	FormatParquet  = "parquet"
-	FormatShareGPT = "sharegpt"
+	FormatParquet  = dataset.FormatParquet
+	FormatShareGPT = dataset.FormatShareGPT
 )
 
 // ExportDatasetFolder writes the episodes f selects to the folder dest as a Hugging Face

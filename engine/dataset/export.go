@@ -77,7 +77,7 @@ func NewExporter(dest string, opts Options) (*Exporter, error) {
 	if opts.ShardBytes <= 0 {
 		opts.ShardBytes = DefaultShardBytes
 	}
-	tmp, err := tempBeside(dest, "README.md")
+	tmp, err := tempBeside(dest, FormatParquet)
 	if err != nil {
 		return nil, err
 	}
@@ -90,23 +90,48 @@ func NewExporter(dest string, opts Options) (*Exporter, error) {
 	}, nil
 }
 
-// tempBeside checks that dest does not exist or is an earlier export (holding marker), and
-// makes the temporary folder beside it that the export is written into.
-func tempBeside(dest, marker string) (string, error) {
-	if fi, err := os.Stat(dest); err == nil {
-		if !fi.IsDir() {
-			return "", fmt.Errorf("%s: exists and is not a folder", dest)
-		}
-		entries, err := os.ReadDir(dest)
-		if err != nil {
-			return "", err
-		}
-		if len(entries) > 0 {
-			if _, err := os.Stat(filepath.Join(dest, marker)); err != nil {
-				return "", fmt.Errorf("%s: a folder that is not an export (no %s): choose another destination", dest, marker)
-			}
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+// The formats of a folder export, and the file that marks a folder as one.
+const (
+	FormatParquet  = "parquet"  // a Hugging Face dataset: Parquet files and their card
+	FormatShareGPT = "sharegpt" // training chats: JSON files, their frames, dataset_info.json
+)
+
+// markerOf is the file that says a folder holds an export of format.
+func markerOf(format string) string {
+	if format == FormatShareGPT {
+		return "dataset_info.json"
+	}
+	return "README.md"
+}
+
+// Replaceable says whether an export of format may be written to dir: dir does not exist, is
+// an empty folder, or holds an earlier export of that format (which the export replaces
+// whole); otherwise the error says why not.
+func Replaceable(dir, format string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: exists and is not a folder", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, markerOf(format))); err != nil {
+		return fmt.Errorf("%s: a folder that is not an export (no %s): choose another destination", dir, markerOf(format))
+	}
+	return nil
+}
+
+// tempBeside checks that dest may take an export of format (Replaceable), and makes the
+// temporary folder beside it that the export is written into.
+func tempBeside(dest, format string) (string, error) {
+	if err := Replaceable(dest, format); err != nil {
 		return "", err
 	}
 	parent := filepath.Dir(filepath.Clean(dest))

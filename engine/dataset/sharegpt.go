@@ -67,7 +67,7 @@ type chatFile struct {
 // NewShareGPTExporter starts an export to dest (which must not exist, or be an earlier
 // ShareGPT export: a folder holding dataset_info.json).
 func NewShareGPTExporter(dest string, noImages bool) (*ShareGPTExporter, error) {
-	tmp, err := tempBeside(dest, "dataset_info.json")
+	tmp, err := tempBeside(dest, FormatShareGPT)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (x *ShareGPTExporter) Commit() ([]string, error) {
 		if err != nil {
 			return err
 		}
-		return atomicfile.Write(filepath.Join(x.tmp, "dataset_info.json"), append(b, '\n'), 0o644)
+		return atomicfile.Write(filepath.Join(x.tmp, markerOf(FormatShareGPT)), append(b, '\n'), 0o644)
 	}()
 	if err == nil {
 		err = swapIn(x.tmp, x.dest)

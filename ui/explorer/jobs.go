@@ -125,8 +125,8 @@ func (x *Workspace) importFolder(dir string) *workspace.Task {
 
 // Export formats of the whole selection, every source (beside the GUI Odyssey ones).
 const (
-	formatParquet  = "parquet"
-	formatShareGPT = "sharegpt"
+	formatParquet  = dataset.FormatParquet
+	formatShareGPT = dataset.FormatShareGPT
 )
 
 // exportFormats are the choices of "Export selection".
@@ -199,20 +199,8 @@ func (x *Workspace) exportDialog() {
 // empty or holds an earlier export of the format (which the export replaces whole), else a
 // new folder in it.
 func exportFolder(format, dir string) string {
-	marker, sub := "", ""
-	switch format {
-	case formatParquet:
-		marker, sub = "README.md", "agentdesk-dataset"
-	case formatShareGPT:
-		marker, sub = "dataset_info.json", "agentdesk-chats"
-	default:
-		return dir
-	}
-	entries, err := os.ReadDir(dir)
-	if err == nil && len(entries) == 0 {
-		return dir
-	}
-	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+	sub := map[string]string{formatParquet: "agentdesk-dataset", formatShareGPT: "agentdesk-chats"}[format]
+	if sub == "" || dataset.Replaceable(dir, format) == nil {
 		return dir
 	}
 	return filepath.Join(dir, sub)
