@@ -161,3 +161,20 @@ func TestParseTemp(t *testing.T) {
 		}
 	}
 }
+
+// SyncTree syncs a folder's files (or its file system) and names a folder that is not there.
+func TestSyncTree(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "images", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "images", "a", "00000.png"), []byte("frame"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SyncTree(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := SyncTree(filepath.Join(dir, "gone")); err == nil {
+		t.Fatal("a missing folder synced")
+	}
+}

@@ -238,6 +238,9 @@ func (x *ShareGPTExporter) Commit() ([]string, error) {
 		}
 		return atomicfile.Write(filepath.Join(x.tmp, markerOf(FormatShareGPT)), append(b, '\n'), 0o644)
 	}()
+	if err == nil && !x.noImages {
+		err = atomicfile.SyncTree(x.tmp) // the frames, written as they came
+	}
 	if err == nil {
 		err = swapIn(x.tmp, x.dest)
 	}
