@@ -85,8 +85,11 @@ type PageError struct {
 }
 
 func (e *PageError) Error() string {
-	return fmt.Sprintf("unit %d, dialogue %d, %s: %v (after %d %s)", e.Unit, e.Dialogue+1, ev.DisplayName(e.Type), e.Err, e.Asks,
-		map[bool]string{true: "ask", false: "asks"}[e.Asks == 1])
+	asks := "asks"
+	if e.Asks == 1 {
+		asks = "ask"
+	}
+	return fmt.Sprintf("unit %d, dialogue %d, %s: %v (after %d %s)", e.Unit, e.Dialogue+1, ev.DisplayName(e.Type), e.Err, e.Asks, asks)
 }
 
 func (e *PageError) Unwrap() error { return e.Err }
@@ -145,7 +148,11 @@ func (r *runner) ask(ctx context.Context, p *session.Page, extra string) answer 
 	for a.asks < r.opt.MaxAsks {
 		a.asks++
 		resp, err := r.c.Complete(ctx, modelclient.Request{Messages: msgs})
-		r.count(1, map[bool]int{true: 1, false: 0}[a.asks > 1])
+		retry := 0
+		if a.asks > 1 {
+			retry = 1
+		}
+		r.count(1, retry)
 		if err != nil {
 			a.err = err
 			return a
@@ -318,17 +325,19 @@ func Run(ctx context.Context, st Store, p *session.Project, c Completer, opt Opt
 			h.stop()
 		}
 	}()
-	fail := func(pe *PageError) error {
+	// What came back is kept: after a stop, a page whose answer is in is still given, and
+	// the stores' writes are not cancelled.
+	wctx := context.WithoutCancel(ctx)
+	// fail records the page the model left unanswered (its last reply) and returns why
+	fail := func(unit int64, pg *session.Page, a answer, err error) error {
+		pe := &PageError{Unit: unit, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: err}
 		rec := ev.ModelError{UnitID: pe.Unit, DialoguePos: pe.Dialogue, TypeName: pe.Type, Asks: pe.Asks, Message: pe.Err.Error(),
 			Reply: pe.Reply, At: s.Now()}
-		if err := st.AddEvalModelError(context.WithoutCancel(ctx), who.ID, rec); err != nil {
+		if err := st.AddEvalModelError(wctx, who.ID, rec); err != nil {
 			return errors.Join(pe, err)
 		}
 		return pe
 	}
-	// What came back is kept: after a stop, a page whose answer is in is still given, and
-	// the stores' writes are not cancelled.
-	wctx := context.WithoutCancel(ctx)
 loop:
 	for step := 0; ; step++ {
 		v := s.View()
@@ -388,7 +397,7 @@ loop:
 				return Result{Progress: r.report()}, ctx.Err()
 			}
 			if a.err != nil {
-				return Result{Progress: r.report()}, fail(&PageError{Unit: u.ID, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: a.err})
+				return Result{Progress: r.report()}, fail(u.ID, pg, a, a.err)
 			}
 			last := pg.Last
 			for tries := 1; ; tries++ {
@@ -397,14 +406,14 @@ loop:
 						if errors.Is(err, session.ErrExpired) {
 							continue loop // the page's time ran out waiting for the model: Continue restores it, the answer is in hand
 						}
-						return Result{Progress: r.report()}, fail(&PageError{Unit: u.ID, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: err})
+						return Result{Progress: r.report()}, fail(u.ID, pg, a, err)
 					}
 				}
 				err := s.Next(wctx)
 				if errors.Is(err, session.ErrNotCorrected) && tries < opt.MaxAsks {
 					a = r.ask(ctx, s.Page(), "Your last correction still differs from the correct selection; give the correct selection for this turn.")
 					if a.err != nil {
-						return Result{Progress: r.report()}, fail(&PageError{Unit: u.ID, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: a.err})
+						return Result{Progress: r.report()}, fail(u.ID, pg, a, a.err)
 					}
 					pg = s.Page()
 					continue
@@ -413,7 +422,7 @@ loop:
 					continue loop
 				}
 				if err != nil {
-					return Result{Progress: r.report()}, fail(&PageError{Unit: u.ID, Dialogue: pg.Dialogue, Type: pg.Type.Name, Asks: a.asks, Reply: a.reply, Err: err})
+					return Result{Progress: r.report()}, fail(u.ID, pg, a, err)
 				}
 				break
 			}
