@@ -152,18 +152,6 @@ func writeQuestions(b *strings.Builder, p *session.Page) {
 	}
 }
 
-// flowIDs numbers a flow's questions as the prompt names them: q1, q2, sub-questions q1.1, ….
-func flowIDs(f ev.Flow, prefix string, into map[string]*ev.Question, order *[]string) {
-	for k := range f {
-		id := prefix + strconv.Itoa(k+1)
-		into[id] = &f[k]
-		*order = append(*order, id)
-		for _, a := range f[k].Answers {
-			flowIDs(a.Sub, id+".", into, order)
-		}
-	}
-}
-
 func writeFlow(b *strings.Builder, p *session.Page, pos int, f ev.Flow, prefix, indent string) {
 	for k, q := range f {
 		id := prefix + strconv.Itoa(k+1)
@@ -215,16 +203,14 @@ func replyShape(p *session.Page) string {
 		}
 		return "A JSON object with one entry per turn asked, the turn's number mapped to the list of choice ids that apply, e.g. " + example(v) + "\n"
 	case t.Display.IsFlow():
-		ids, order := map[string]*ev.Question{}, []string{}
-		flowIDs(t.Flow, "q", ids, &order)
 		v := "{}"
-		if len(order) > 0 {
-			q := ids[order[0]]
+		if len(t.Flow) > 0 { // the first question, q1 (writeFlow's numbering)
+			q := &t.Flow[0]
 			a := "null"
 			if len(q.Answers) > 0 {
 				a = quoted(p.TurnText(turns0(turns), q.Answers[0].Text))
 			}
-			v = "{" + quoted(order[0]) + ": " + a + "}"
+			v = "{" + quoted("q1") + ": " + a + "}"
 		}
 		return "A JSON object with one entry per turn asked, the turn's number mapped to an object of question ids and the answer text chosen (every question on show answered), e.g. " + example(v) + "\n"
 	case t.Display == ev.LikertTurn, t.Display == ev.ForeachSelect:
