@@ -2,7 +2,6 @@ package odyssey
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,11 +36,6 @@ const (
 	HistoryFieldTrain = "history"
 	HistoryFieldTest  = "history_screenshot"
 )
-
-// AddFile adds the records of one training or test file held in memory (AddReader).
-func (x *HistoryIndex) AddFile(file string, data []byte, field string) error {
-	return x.AddReader(file, bytes.NewReader(data), field)
-}
 
 // AddReader adds the records of one training or test file (a JSON list of records with "image"
 // and the history field, a Python list's str()), as make_his_idx reads them, one record at a
@@ -123,13 +117,6 @@ func (x *HistoryIndex) Add(img string, history []string, file string) error {
 	x.history[img] = history
 	x.from[img] = file
 	return nil
-}
-
-// JSON is the index as the original writes it (WritePy).
-func (x *HistoryIndex) JSON() []byte {
-	var b bytes.Buffer
-	x.WritePy(&b)
-	return b.Bytes()
 }
 
 // WritePy writes the index as the original does: a JSON object, indented by four spaces, text

@@ -3,34 +3,18 @@ package odyssey
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 )
 
-// The converter writes its files with json.dump(obj, f, indent=4, ensure_ascii=False). PyIndent
-// writes JSON the same way, so that our files match the original's byte for byte where the
-// values do.
-
-// PyIndent re-writes a JSON value as Python's json.dump with indent=4 and ensure_ascii=False
-// does: members and items on lines of their own indented by four spaces, ": " after keys, empty
-// lists and objects as [] and {}, text unescaped except for the quote, the backslash and control
-// characters, and numbers as Python prints the int or float json.load makes of them.
-func PyIndent(data []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var b bytes.Buffer
-	b.Grow(len(data) + len(data)/2)
-	if err := pyIndentValue(&b, dec, 0); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the JSON value")
-	}
-	return b.Bytes(), nil
-}
+// The converter writes its files with json.dump(obj, f, indent=4, ensure_ascii=False): members
+// and items on lines of their own indented by four spaces, ": " after keys, empty lists and
+// objects as [] and {}, text unescaped except for the quote, the backslash and control
+// characters, and numbers as Python prints the int or float json.load makes of them. The
+// writers here write JSON the same way, so that our files match the original's byte for byte
+// where the values do.
 
 // pyWriter is what the Python-style writers write to (bytes.Buffer, bufio.Writer).
 type pyWriter interface {
@@ -39,7 +23,7 @@ type pyWriter interface {
 	io.StringWriter
 }
 
-// writePyRaw writes a JSON value as PyIndent does, nested depth levels deep.
+// writePyRaw writes a JSON value as json.dump does (above), nested depth levels deep.
 func writePyRaw(b pyWriter, raw []byte, depth int) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -127,16 +111,4 @@ func writePyJSONString(b pyWriter, s string) {
 	}
 	b.WriteString(s[start:])
 	b.WriteByte('"')
-}
-
-// MarshalPy marshals v with encoding/json and re-writes it as the converter's json.dump does
-// (PyIndent).
-func MarshalPy(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return PyIndent(b.Bytes())
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// WriteTestRecordsPy writes test records as the converter's json.dump does (PyIndent's form),
+// WriteTestRecordsPy writes test records as the converter's json.dump does (pyjson.go),
 // one at a time; stop is checked every thousand records and ends the write with its error.
 func WriteTestRecordsPy(w io.Writer, recs []TestRecord, stop func() error) error {
 	b := bufio.NewWriterSize(w, 1<<16)

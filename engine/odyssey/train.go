@@ -2,7 +2,6 @@ package odyssey
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,22 +24,6 @@ const (
 // DefaultHisLen is the converter's default --his_len: how many previous actions a prompt lists
 // (the official test prompt's HistoryLength).
 const DefaultHisLen = HistoryLength
-
-// ChatTurn is one turn of a training chat. Value is a string, except that the semantic chats
-// copy a step's description, intention and context as the annotation has them (null stays null).
-type ChatTurn struct {
-	From  string          `json:"from"`
-	Value json.RawMessage `json:"value"`
-}
-
-// ChatRecord is one record of a training file: the step's screenshot, the conversation and the
-// paths of the episode's earlier screenshots as a Python list's str().
-type ChatRecord struct {
-	ID            string     `json:"id"`
-	Image         string     `json:"image"`
-	Conversations []ChatTurn `json:"conversations"`
-	History       string     `json:"history"`
-}
 
 // ChatFileName is the name the converter gives the training file of a split in train_anno/:
 // "<level>_<split>.json", or "<level>_sementic_<split>.json" (the original's spelling) for
@@ -85,15 +68,6 @@ func chatQuestion(img, instruction string, history []string, hisLen int) string 
 		b.WriteString("\nPrevious screenshots: None\nPrevious Actions: None")
 	}
 	return b.String()
-}
-
-// jsonText is s as a JSON string (<, > and & not escaped).
-func jsonText(s string) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // ChatOptions say how to build training chats.
@@ -240,31 +214,7 @@ func (c *Chats) chat(i int) chat {
 	return out
 }
 
-// Record is chat i as a record.
-func (c *Chats) Record(i int) ChatRecord {
-	ch := c.chat(i)
-	ans := ch.raw
-	if ans == nil {
-		ans = jsonText(ch.answer)
-	}
-	return ChatRecord{ID: ch.id, Image: ch.img, History: ch.history,
-		Conversations: []ChatTurn{{From: "user", Value: jsonText(ch.question)}, {From: "assistant", Value: ans}}}
-}
-
-// TrainChats builds every chat of NewChats as a record.
-func TrainChats(episodes []*Annotation, opts ChatOptions, imagePath func(name string) string) ([]ChatRecord, error) {
-	c, err := NewChats(episodes, opts, imagePath)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ChatRecord, c.Len())
-	for i := range out {
-		out[i] = c.Record(i)
-	}
-	return out, nil
-}
-
-// WritePy writes the chats as the converter's json.dump does (PyIndent's form), one at a time;
+// WritePy writes the chats as the converter's json.dump does (pyjson.go), one at a time;
 // stop is checked every thousand chats and ends the write with its error.
 func (c *Chats) WritePy(w io.Writer, stop func() error) error {
 	b := bufio.NewWriterSize(w, 1<<16)
