@@ -174,28 +174,6 @@ func (r *runner) ask(ctx context.Context, p *session.Page, extra string) answer 
 	return a
 }
 
-// unitPages are the pages of a task or gold unit, in order, as the session will show them
-// (their prompts depend only on the dialogue and the type).
-func (r *runner) unitPages(u ev.UnitRecord) ([]*session.Page, error) {
-	dps, types, err := session.UnitDatapoints(r.p.Def(), u)
-	if err != nil {
-		return nil, err
-	}
-	var out []*session.Page
-	for i := range dps {
-		for a, t := range types[i] {
-			p := &session.Page{Datapoint: &dps[i], Type: t, Answers: ev.NewAnswers(i), Collection: r.p.Def().Settings.CollectDialogue,
-				Feedback: -1, Dialogue: i, Dialogues: len(types), Annot: a, Annots: len(types[i]), Turn: -1}
-			p.Positions = []int{}
-			if t.Display.TurnLevel() {
-				p.Positions = t.Positions(len(dps[i].Turns))
-			}
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
 type pageKey struct{ dialogue, annot int }
 
 // ahead asks a unit's pages in the background, at most Ahead pages from the one on show (so
@@ -238,11 +216,8 @@ func (h *ahead) ready(k pageKey) bool {
 	}
 }
 
-func (r *runner) startAhead(ctx context.Context, u ev.UnitRecord) (*ahead, error) {
-	pages, err := r.unitPages(u)
-	if err != nil {
-		return nil, err
-	}
+// startAhead asks pages, the open unit's (Session.UnitPages), ahead of the one on show.
+func (r *runner) startAhead(ctx context.Context, pages []*session.Page) *ahead {
 	ctx, cancel := context.WithCancel(ctx)
 	h := &ahead{cancel: cancel, answers: map[pageKey]chan answer{}, index: map[pageKey]int{}}
 	for j, p := range pages {
@@ -262,7 +237,7 @@ func (r *runner) startAhead(ctx context.Context, u ev.UnitRecord) (*ahead, error
 			ch <- r.ask(ctx, p, "")
 		}()
 	}
-	return h, nil
+	return h
 }
 
 // Run lets the model annotate project p through the session engine until the session gives it
@@ -375,10 +350,7 @@ loop:
 					if h != nil {
 						h.stop()
 					}
-					var err error
-					if h, err = r.startAhead(ctx, u); err != nil {
-						return Result{Progress: r.report()}, err
-					}
+					h = r.startAhead(ctx, s.UnitPages())
 					hUnit = u.ID
 				}
 				k := pageKey{pg.Dialogue, pg.Annot}

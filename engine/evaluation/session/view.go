@@ -114,14 +114,8 @@ func (s *Session) Page() *Page {
 	if s.screen != ScreenPage || s.i >= len(s.dps) || s.a >= len(s.types[s.i]) {
 		return nil
 	}
-	p := &Page{Datapoint: &s.dps[s.i], Type: s.types[s.i][s.a], Answers: s.state.Dialogue(s.i),
-		Collection: s.project.Def().Settings.CollectDialogue, Training: s.train != nil, Feedback: -1,
-		Dialogue: s.i, Dialogues: len(s.types), Annot: s.a, Annots: len(s.types[s.i]), Turn: s.lastTurn}
-	if p.Type.Display.TurnLevel() {
-		p.Positions = p.Type.Positions(len(p.Datapoint.Turns))
-	} else {
-		p.Positions = []int{}
-	}
+	p := s.pageOf(s.i, s.a, s.state.Dialogue(s.i))
+	p.Training, p.Turn = s.train != nil, s.lastTurn
 	if s.train != nil {
 		p.Progress = s.train.Message()
 		if s.train.Step == ev.StepFeedback {
@@ -135,6 +129,32 @@ func (s *Session) Page() *Page {
 		p.Last = s.lastPage() && (s.chat == nil || s.chat.chat.Done())
 	}
 	return p
+}
+
+// pageOf is the page of dialogue i's annotation a of the open unit, with answers.
+func (s *Session) pageOf(i, a int, answers *ev.Answers) *Page {
+	p := &Page{Datapoint: &s.dps[i], Type: s.types[i][a], Answers: answers,
+		Collection: s.project.Def().Settings.CollectDialogue, Feedback: -1,
+		Dialogue: i, Dialogues: len(s.types), Annot: a, Annots: len(s.types[i]), Turn: -1}
+	if p.Type.Display.TurnLevel() {
+		p.Positions = p.Type.Positions(len(p.Datapoint.Turns))
+	} else {
+		p.Positions = []int{}
+	}
+	return p
+}
+
+// UnitPages are the pages of the open unit, in order, as Page will show them, each with
+// answers of its own and none given (a model annotator asks them ahead: their prompts depend
+// only on the dialogue and the type); nil when no unit is open.
+func (s *Session) UnitPages() []*Page {
+	var out []*Page
+	for i := range s.types {
+		for a := range s.types[i] {
+			out = append(out, s.pageOf(i, a, ev.NewAnswers(i)))
+		}
+	}
+	return out
 }
 
 // Due tells the participant when what is on show is due ("" without a limit).
