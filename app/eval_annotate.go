@@ -15,33 +15,20 @@ import (
 // model participant's. Everything is saved as it is given: the same command run again
 // continues with the units not yet answered.
 func evalAnnotate(fs *flag.FlagSet) runFunc {
-	url := fs.String("url", "", "the server's base URL, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama), https://api.openai.com/v1 (required)")
-	model := fs.String("model", "", "the model name the server knows (required)")
+	mf := addModelFlags(fs, modelDefaults{concurrency: 4, maxTokens: 1024, timeout: 2 * time.Minute,
+		concHelp: "requests in flight at most (pages of a unit are asked ahead)", tempHelp: "sampling temperature",
+		maxTokensHelp: "longest reply in tokens (0: the server's default)"})
 	units := fs.Int("units", 0, "submit at most N units in this run (0: every unit the project gives the model)")
-	conc := fs.Int("concurrency", 4, "requests in flight at most (pages of a unit are asked ahead)")
-	temp := fs.Float64("temperature", 0, "sampling temperature")
-	maxTok := fs.Int("max-tokens", 1024, "longest reply in tokens (0: the server's default)")
-	timeout := fs.Duration("timeout", 2*time.Minute, "one request's limit, from sending to the whole answer")
 	asks := fs.Int("asks", annotate.DefaultMaxAsks, "asks per page at most when the replies cannot be read as its answer (then the page is recorded as an error)")
-	keyEnv := fs.String("key-env", "", "read the API key from this environment variable (default: AGENTDESK_API_KEY, then OPENAI_API_KEY)")
-	keyring := fs.String("keyring", "", "read the API key from the OS keyring, service agentdesk, this `ACCOUNT` (when no variable is set)")
 	as := fs.String("as", "", "the model's participant id (default: model:NAME)")
 	return func(e *env, args []string) error {
-		if len(args) != 1 || *url == "" || *model == "" {
+		if len(args) != 1 || !mf.given() {
 			return usageErrorf("want --url URL --model NAME PROJECT")
 		}
-		if *conc < 1 || *units < 0 || *asks < 1 {
+		if *mf.conc < 1 || *units < 0 || *asks < 1 {
 			return usageErrorf("--concurrency and --asks must be at least 1, --units at least 0")
 		}
-		key := modelclient.KeySource{}
-		if *keyEnv != "" {
-			key.Env = []string{*keyEnv}
-		}
-		if *keyring != "" {
-			key.Keyring, key.Account = modelclient.SystemKeyring{}, *keyring
-		}
-		client, err := modelclient.New(modelclient.Config{BaseURL: *url, Model: *model, Temperature: *temp, MaxTokens: *maxTok,
-			Timeout: *timeout, Concurrency: *conc, Key: key})
+		client, err := modelclient.New(mf.config())
 		if err != nil {
 			return err
 		}
@@ -59,8 +46,8 @@ func evalAnnotate(fs *flag.FlagSet) runFunc {
 				pr.Participant, pr.Units+pr.Golds, pr.Pages, pr.Requests, pr.Reasks, s.InFlight, s.PromptTokens, s.CompletionTokens,
 				s.MeanLatency().Round(time.Millisecond))
 		}
-		res, err := annotate.Run(ctx, st, session.NewProject(info.ID, info.Name, p), client, annotate.Options{Model: *model, URL: client.Endpoint(),
-			Participant: *as, Units: *units, MaxAsks: *asks, Ahead: *conc,
+		res, err := annotate.Run(ctx, st, session.NewProject(info.ID, info.Name, p), client, annotate.Options{Model: *mf.model, URL: client.Endpoint(),
+			Participant: *as, Units: *units, MaxAsks: *asks, Ahead: *mf.conc,
 			Progress: func(pr annotate.Progress) {
 				l := line(pr)
 				pl.show(false, "%s", l)

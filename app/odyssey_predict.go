@@ -18,39 +18,22 @@ import (
 // store: the same command run again sends only the records that have no answer yet.
 func odysseyPredict(fs *flag.FlagSet) runFunc {
 	split := fs.String("split", "", "the split (required)")
-	url := fs.String("url", "", "the server's base URL, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama) (required)")
-	model := fs.String("model", "", "the model name the server knows (required)")
 	level := fs.String("level", odyssey.LevelHigh, "high (the episode's instruction) or low (the step's instruction)")
 	hisLen := fs.Int("his_len", predict.DefaultHisLen, "previous actions and screenshots shown (0: all, as the original's [-0:])")
-	conc := fs.Int("concurrency", predict.DefaultConcurrency, "requests in flight at most")
-	temp := fs.Float64("temperature", 0, "sampling temperature (the original decodes greedily: 0)")
-	maxTok := fs.Int("max-tokens", predict.DefaultMaxTokens, "longest answer in tokens (the original's max_new_tokens: 30)")
-	timeout := fs.Duration("timeout", predict.DefaultTimeout, "one request's limit, from sending to the whole answer")
-	retries := fs.Int("retries", modelclient.DefaultMaxRetries, "retries of a request refused with 429 or 5xx or cut off (backoff with jitter, honouring Retry-After)")
-	keyEnv := fs.String("key-env", "", "read the API key from this environment variable (default: AGENTDESK_API_KEY, then OPENAI_API_KEY)")
-	keyring := fs.String("keyring", "", "read the API key from the OS keyring, service agentdesk, this `ACCOUNT` (when no variable is set)")
+	mf := addModelFlags(fs, modelDefaults{concurrency: predict.DefaultConcurrency, maxTokens: predict.DefaultMaxTokens,
+		timeout: predict.DefaultTimeout, concHelp: "requests in flight at most",
+		tempHelp: "sampling temperature (the original decodes greedily: 0)", maxTokensHelp: "longest answer in tokens (the original's max_new_tokens: 30)"})
 	return func(e *env, args []string) error {
-		if len(args) != 1 || *split == "" || *url == "" || *model == "" {
+		if len(args) != 1 || *split == "" || !mf.given() {
 			return usageErrorf("want --split NAME --url URL --model NAME OUT.json")
 		}
 		if *level != odyssey.LevelHigh && *level != odyssey.LevelLow {
 			return usageErrorf("--level must be high or low")
 		}
-		if *conc < 1 {
+		if *mf.conc < 1 {
 			return usageErrorf("--concurrency must be at least 1")
 		}
-		key := modelclient.KeySource{}
-		if *keyEnv != "" {
-			key.Env = []string{*keyEnv}
-		}
-		if *keyring != "" {
-			key.Keyring, key.Account = modelclient.SystemKeyring{}, *keyring
-		}
-		if *retries == 0 {
-			*retries = -1 // none
-		}
-		cfg := modelclient.Config{BaseURL: *url, Model: *model, Temperature: *temp, MaxTokens: *maxTok,
-			Timeout: *timeout, Concurrency: *conc, MaxRetries: *retries, Key: key}
+		cfg := mf.config()
 		if _, err := modelclient.New(cfg); err != nil { // the URL, the model, the key: before the store opens
 			return err
 		}
