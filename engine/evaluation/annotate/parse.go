@@ -158,17 +158,7 @@ func turnEdits(p *session.Page, pos int, v any) ([]session.Edit, error) {
 		if !ok {
 			return nil, bad("want an object of ids and numbers from 1 to 5")
 		}
-		var keys []string
-		for _, s := range t.Scales {
-			keys = append(keys, s.Label)
-		}
-		if t.Display == ev.ForeachSelect {
-			keys = nil
-			for _, c := range t.Choices {
-				keys = append(keys, c.Value)
-			}
-		}
-		return scaleEdits(obj, keys, pos)
+		return scaleEdits(obj, ratingKeys(t), pos)
 	}
 	return nil, bad("this page asks nothing per turn")
 }
@@ -258,17 +248,7 @@ func dialogueEdits(p *session.Page, m map[string]any) ([]session.Edit, error) {
 		if !ok {
 			return nil, bad(`it has no "ratings" object`)
 		}
-		var keys []string
-		for _, s := range t.Scales {
-			keys = append(keys, s.Label)
-		}
-		if t.Display == ev.ForeachSelectDialogue {
-			keys = nil
-			for _, c := range t.Choices {
-				keys = append(keys, c.Label)
-			}
-		}
-		return scaleEdits(obj, keys, -1)
+		return scaleEdits(obj, ratingKeys(t), -1)
 	case ev.Comparative:
 		v, ok := m["choice"]
 		if !ok {
@@ -340,6 +320,27 @@ func changes(p *session.Page, edits []session.Edit) []session.Edit {
 		out = append(out, e)
 	}
 	return out
+}
+
+// ratingKeys are the ids a type's 1-to-5 answers are given by: its scales' labels (the Likert
+// modes), its choices' values (foreach-select of a turn) or labels (of the dialogue).
+func ratingKeys(t *ev.AnnotationType) []string {
+	var keys []string
+	switch t.Display {
+	case ev.ForeachSelect:
+		for _, c := range t.Choices {
+			keys = append(keys, c.Value)
+		}
+	case ev.ForeachSelectDialogue:
+		for _, c := range t.Choices {
+			keys = append(keys, c.Label)
+		}
+	default:
+		for _, s := range t.Scales {
+			keys = append(keys, s.Label)
+		}
+	}
+	return keys
 }
 
 // scaleEdits reads a number from 1 to 5 for each key of obj, as the edits of turn pos (-1: the

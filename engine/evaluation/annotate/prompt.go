@@ -214,25 +214,23 @@ func replyShape(p *session.Page) string {
 		}
 		return "A JSON object with one entry per turn asked, the turn's number mapped to an object of question ids and the answer text chosen (every question on show answered), e.g. " + example(v) + "\n"
 	case t.Display == ev.LikertTurn, t.Display == ev.ForeachSelect:
-		key := ""
-		if len(t.Scales) > 0 {
-			key = t.Scales[0].Label
-		} else if len(t.Choices) > 0 {
-			key = t.Choices[0].Value
-		}
+		key := firstKey(t)
 		return "A JSON object with one entry per turn asked, the turn's number mapped to an object of ids and numbers from 1 to 5, e.g. " + example("{"+quoted(key)+": 3}") + "\n"
 	case t.Display == ev.LikertDialogue, t.Display == ev.ForeachSelectDialogue:
-		key := ""
-		if len(t.Scales) > 0 {
-			key = t.Scales[0].Label
-		} else if len(t.Choices) > 0 {
-			key = t.Choices[0].Label
-		}
+		key := firstKey(t)
 		return `A JSON object {"ratings": {…}} mapping every id above to a number from 1 to 5, e.g. {"ratings": {` + quoted(key) + `: 4, …}}` + "\n"
 	case t.Display == ev.Comparative:
 		return `A JSON object {"choice": N} with the number of the option chosen, e.g. {"choice": 1}` + "\n"
 	}
 	return "{}\n"
+}
+
+// firstKey is the first id a type's ratings are given by (ratingKeys), for an example.
+func firstKey(t *ev.AnnotationType) string {
+	if keys := ratingKeys(t); len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
 }
 
 func turns0(ts []int) int {
