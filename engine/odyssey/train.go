@@ -217,23 +217,9 @@ func (c *Chats) chat(i int) chat {
 // WritePy writes the chats as the converter's json.dump does (pyjson.go), one at a time;
 // stop is checked every thousand chats and ends the write with its error.
 func (c *Chats) WritePy(w io.Writer, stop func() error) error {
-	b := bufio.NewWriterSize(w, 1<<16)
-	if c.Len() == 0 {
-		b.WriteString("[]")
-		return b.Flush()
-	}
-	b.WriteString("[")
-	for i := range c.refs {
-		if i%1000 == 0 && stop != nil {
-			if err := stop(); err != nil {
-				return err
-			}
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return writePyList(w, c.Len(), stop, func(b *bufio.Writer, i int) error {
 		ch := c.chat(i)
-		b.WriteString("\n    {\n        \"id\": ")
+		b.WriteString("\"id\": ")
 		writePyJSONString(b, ch.id)
 		b.WriteString(",\n        \"image\": ")
 		writePyJSONString(b, ch.img)
@@ -249,10 +235,8 @@ func (c *Chats) WritePy(w io.Writer, stop func() error) error {
 		}
 		b.WriteString("\n            }\n        ],\n        \"history\": ")
 		writePyJSONString(b, ch.history)
-		b.WriteString("\n    }")
-	}
-	b.WriteString("\n]")
-	return b.Flush()
+		return nil
+	})
 }
 
 // semanticFields returns the step's description, intention and context as written in its
