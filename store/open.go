@@ -52,8 +52,6 @@ type Options struct {
 	// can be written and lacks this build's migrations is upgraded first, as any other open
 	// would upgrade it.
 	ReadOnly bool
-	// noUpgrade is set for the read-only open that follows such an upgrade.
-	noUpgrade bool
 }
 
 // Notice is what Options.Notify receives.
@@ -99,7 +97,10 @@ func Open(path string) (*Store, error) { return OpenWith(path, Options{}) }
 // schema, are refused with an *OpenError and never written to. A store whose file or folder
 // cannot be written is opened read-only: it can be inspected and exported. Opening takes no
 // write lock unless a migration is due, so it never waits for another process's write.
-func OpenWith(path string, opts Options) (*Store, error) {
+func OpenWith(path string, opts Options) (*Store, error) { return openWith(path, opts, false) }
+
+// openWith is OpenWith; upgraded says the store was just upgraded for this read-only open.
+func openWith(path string, opts Options, upgraded bool) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ func OpenWith(path string, opts Options) (*Store, error) {
 	}
 	if err := s.upgrade(context.Background()); err != nil {
 		s.Close()
-		if opts.ReadOnly && !opts.noUpgrade && errors.Is(err, ErrReadOnly) && exists && writable(abs) {
+		if opts.ReadOnly && !upgraded && errors.Is(err, ErrReadOnly) && writable(abs) {
 			// A reading command on a store an older build made: the store can be written, so
 			// it is upgraded as any other command would upgrade it, then read as asked.
 			w, werr := OpenWith(path, Options{Notify: opts.Notify})
@@ -148,8 +149,7 @@ func OpenWith(path string, opts Options) (*Store, error) {
 			if werr := w.Close(); werr != nil {
 				return nil, werr
 			}
-			opts.noUpgrade = true
-			return OpenWith(path, opts)
+			return openWith(path, opts, true)
 		}
 		return nil, s.damagedAtOpen(err)
 	}
